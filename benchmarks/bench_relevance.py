@@ -1,0 +1,130 @@
+"""Speed and selection quality of lupikit.relevance against the authors' ``fri``.
+
+``fri`` 9.0.0 (PyPI) pins numpy < 1.27 and imports ``importlib_metadata`` and
+``attrs`` without declaring them, and needs ECOS (no longer pulled in by
+cvxpy >= 1.6). It is therefore installed into its own virtual environment,
+never into lupikit's: by default ``/tmp/lupikit-fri-venv``, or the path in
+``LUPIKIT_FRI_VENV``. The environment is reused if it already works.
+
+Both sides get the same standardised data (n = 300, d = 20: 3 strongly
+relevant, 4 weakly relevant in redundant pairs, 13 irrelevant; and the LUPI
+variant with 8 privileged features), choose C by their own cross-validation,
+and run on one core (``n_jobs=1``). We time the end-to-end ``fit`` and score
+the selected features (relevant vs irrelevant) against the truth with F1.
+Runs alternate between the two packages so that load on the machine affects
+both alike; medians are reported. The last lines print the ratios.
+
+Usage: ``python benchmarks/bench_relevance.py [n_repeats]``.
+"""
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+import venv
+from pathlib import Path
+
+import numpy as np
+from sklearn.metrics import f1_score
+from sklearn.preprocessing import StandardScaler
+
+from lupikit.datasets import make_lupi_ordinal, make_ordinal_relevance
+from lupikit.relevance import FeatureRelevanceBounds
+
+FRI_VENV = Path(os.environ.get("LUPIKIT_FRI_VENV", "/tmp/lupikit-fri-venv"))
+# measured to work together on Python 3.11 (cvxpy 1.7.5 still solves with ECOS 2.0.14)
+FRI_REQUIREMENTS = ["fri==9.0.0", "numpy<1.27", "importlib_metadata", "attrs",
+                    "cvxpy==1.7.5", "ecos==2.0.14"]
+
+WORKER = r'''
+import json, sys, time, warnings
+warnings.filterwarnings("ignore")
+import numpy as np
+import fri
+
+data = np.load(sys.argv[1])
+X, y = data["X"], data["y"]
+t0 = time.perf_counter()
+if "Xs" in data.files:
+    Xs = data["Xs"]
+    model = fri.FRI(fri.ProblemName.LUPI_ORDREGRESSION, random_state=0, n_jobs=1)
+    model.fit(np.hstack([X, Xs]), y, lupi_features=Xs.shape[1])
+else:
+    model = fri.FRI(fri.ProblemName.ORDINALREGRESSION, random_state=0, n_jobs=1)
+    model.fit(X, y)
+seconds = time.perf_counter() - t0
+print(json.dumps({"seconds": seconds, "classes": [int(c) for c in model.relevance_classes_]}))
+'''
+
+
+def fri_python():
+    """Path to the python of a working fri environment, creating it if needed."""
+    py = FRI_VENV / "bin" / "python"
+    check = [str(py), "-c", "import fri, ecos, cvxpy, numpy; assert numpy.__version__ < '1.27'"]
+    if py.exists() and subprocess.run(check, capture_output=True).returncode == 0:
+        return py
+    print(f"creating {FRI_VENV} and installing {' '.join(FRI_REQUIREMENTS)} ...", flush=True)
+    venv.EnvBuilder(with_pip=True, clear=True).create(FRI_VENV)
+    subprocess.run([str(py), "-m", "pip", "install", "-q", *FRI_REQUIREMENTS], check=True)
+    subprocess.run(check, check=True)
+    return py
+
+
+def run_fri(py, path, worker):
+    out = subprocess.run([str(py), worker, path], capture_output=True, text=True, check=True)
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def datasets(seed):
+    X, y, rel = make_ordinal_relevance(n_samples=300, n_strong=3, n_weak=4, n_irrelevant=13,
+                                       random_state=seed)
+    Xl, Xs, yl, rl, rs = make_lupi_ordinal(n_samples=300, n_strong=3, n_weak=4, n_irrelevant=13,
+                                           n_privileged_irrelevant=3, random_state=seed)
+    return {
+        "ordinal": dict(X=StandardScaler().fit_transform(X), y=y, truth=rel),
+        "lupi": dict(X=StandardScaler().fit_transform(Xl), Xs=StandardScaler().fit_transform(Xs),
+                     y=yl, truth=np.r_[rl, rs]),
+    }
+
+
+def run_lupikit(d):
+    t0 = time.perf_counter()
+    frb = FeatureRelevanceBounds(random_state=0, n_jobs=1)
+    if "Xs" in d:
+        frb.fit(d["X"], d["y"], privileged_features=d["Xs"])
+        classes = np.r_[frb.relevance_classes_, frb.relevance_classes_privileged_]
+    else:
+        frb.fit(d["X"], d["y"])
+        classes = frb.relevance_classes_
+    return {"seconds": time.perf_counter() - t0, "classes": classes.tolist()}
+
+
+def main(n_repeats=3):
+    py = fri_python()
+    results = {k: {"lupikit": [], "fri": [], "f1_lupikit": [], "f1_fri": []} for k in ("ordinal", "lupi")}
+    with tempfile.TemporaryDirectory() as tmp:
+        worker = os.path.join(tmp, "fri_worker.py")
+        Path(worker).write_text(WORKER)
+        for seed in range(n_repeats):
+            for name, d in datasets(seed).items():
+                path = os.path.join(tmp, f"{name}_{seed}.npz")
+                np.savez(path, **{k: v for k, v in d.items() if k != "truth"})
+                order = ("lupikit", "fri") if seed % 2 == 0 else ("fri", "lupikit")
+                for who in order:
+                    res = run_lupikit(d) if who == "lupikit" else run_fri(py, path, worker)
+                    f1 = f1_score(d["truth"] > 0, np.asarray(res["classes"]) > 0)
+                    results[name][who].append(res["seconds"])
+                    results[name][f"f1_{who}"].append(f1)
+                    print(f"{name:8s} seed {seed} {who:8s} {res['seconds']:7.2f} s  F1 {f1:.3f}", flush=True)
+    print()
+    print("medians over", n_repeats, "data sets (one core each; shared machine, timings are noisy):")
+    for name, r in results.items():
+        t_l, t_f = np.median(r["lupikit"]), np.median(r["fri"])
+        print(f"{name:8s}: lupikit {t_l:6.2f} s   fri {t_f:6.2f} s   speed-up {t_f / t_l:5.1f}x   "
+              f"F1 lupikit {np.mean(r['f1_lupikit']):.3f}   F1 fri {np.mean(r['f1_fri']):.3f}")
+
+
+if __name__ == "__main__":
+    main(int(sys.argv[1]) if len(sys.argv) > 1 else 3)

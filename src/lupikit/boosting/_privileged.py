@@ -1,0 +1,376 @@
+"""Privileged-information gradient boosting: NF, KbPIB and JPIB."""
+
+import numpy as np
+from sklearn.base import clone
+from sklearn.exceptions import NotFittedError
+from sklearn.utils.validation import check_is_fitted
+
+from .._validation import check_privileged_features
+from ._base import (
+    _BaseGradientBoosting,
+    _seeds,
+    _check_real,
+    _mean_log_loss,
+)
+from ._losses import privileged_loss, raw_to_proba
+
+__all__ = ["PrivilegedBoostingClassifier"]
+
+
+def _is_fitted(est):
+    try:
+        check_is_fitted(est)
+    except (NotFittedError, TypeError):
+        return False
+    return True
+
+
+def _teacher_matrix(proba, classes, teacher_classes=None):
+    """Teacher probabilities as an (n, K) matrix in the order of ``classes``."""
+    K = classes.shape[0]
+    Q = np.asarray(proba, dtype=np.float64)
+    if Q.ndim == 1:
+        if K != 2:
+            raise ValueError(
+                "teacher probabilities given as a 1-D array are read as "
+                f"P(y = classes_[1]) and need 2 classes; y has {K}."
+            )
+        Q = np.column_stack([1.0 - Q, Q])
+    if teacher_classes is not None:
+        teacher_classes = np.asarray(teacher_classes)
+        if teacher_classes.shape[0] != K or not np.all(teacher_classes == classes):
+            raise ValueError(
+                f"teacher.classes_ {teacher_classes.tolist()} differ from the "
+                f"classes of y {classes.tolist()}."
+            )
+    if Q.ndim != 2 or Q.shape[1] != K:
+        raise ValueError(
+            f"teacher probabilities must have {K} columns (one per class), got "
+            f"shape {Q.shape}."
+        )
+    if not np.all(np.isfinite(Q)) or Q.min() < 0 or Q.max() > 1:
+        raise ValueError("teacher probabilities must be finite and lie in [0, 1].")
+    if not np.allclose(Q.sum(axis=1), 1.0, atol=1e-6):
+        raise ValueError("teacher probabilities must sum to 1 over the classes.")
+    return Q
+
+
+class PrivilegedBoostingClassifier(_BaseGradientBoosting):
+    """Gradient boosting that uses privileged features at training time only.
+
+    The student is a sum of regression trees on the regular features ``X``.
+    Each tree is fitted to the per-example negative gradient of
+
+    .. math::
+
+        -\\log P(y_i \\mid x_i; F) + \\alpha\\,
+        \\mathrm{KL}\\bigl(P(\\cdot \\mid x_i^*; G) \\,\\|\\, P(\\cdot \\mid x_i; F)\\bigr),
+
+    i.e. ``(Y_ik - p_ik) - alpha * (p_ik - q_ik)``, where ``p`` are the
+    student's probabilities and ``q`` those of a model ``G`` on the privileged
+    features ``X*`` (KbPIB and JPIB of Yan et al., 2023).
+
+    - ``mode="nf"``: no privileged features, ordinary gradient boosting.
+    - ``mode="kbpib"`` (Algorithm 1): the teacher ``G`` is learned on ``X*``
+      first (an NF booster with the same settings, or ``teacher``), then the
+      student follows the KL-guided gradient.
+    - ``mode="jpib"`` (Algorithm 2): one tree on ``X`` and one tree on ``X*``
+      alternate, each following the gradient guided by the other
+      (``(Y - q) - alpha (q - p)`` for the privileged trees).
+
+    ``alpha=0`` gives exactly the NF model in every mode. Binary and
+    multi-class (softmax, one tree per class and iteration) targets are
+    supported. Predictions use ``X`` only.
+
+    Parameters
+    ----------
+    mode : {"kbpib", "jpib", "nf"}, default="kbpib"
+        Which algorithm to run.
+    alpha : float, default=1.0
+        Weight (>= 0) of the KL term that pulls the student to the teacher.
+    n_estimators : int, default=100
+        Number of boosting iterations (student trees per class).
+    learning_rate : float, default=0.1
+        Shrinkage applied to every tree.
+    max_depth : int or None, default=3
+        Depth of the regression trees.
+    teacher : None, estimator or array-like, default=None
+        Only for ``mode="kbpib"``. ``None`` learns a teacher on ``X*``; an
+        estimator with ``predict_proba`` is used on ``X*`` as given if it is
+        fitted (else a clone is fitted on ``(X*, y)``); an array of shape
+        ``(n_samples, n_classes)`` (or ``(n_samples,)`` with ``P(y=1)`` for two
+        classes) gives the teacher's probabilities on the training rows
+        directly, in which case ``privileged_features`` is not needed (such an
+        array cannot follow cross-validation splits).
+    leaf_values : {"newton", "gradient"}, default="newton"
+        ``"newton"`` replaces each leaf value by ``sum(g) / sum(h)`` with the
+        hessian ``h = (1 + alpha) p (1 - p)`` (scikit-learn's choice for the
+        log-loss); ``"gradient"`` keeps the tree's mean negative gradient
+        (Friedman's least-squares boosting, the paper's functional-gradient
+        view). With ``"gradient"`` the KL term also scales the step by
+        ``1 + alpha``.
+    min_samples_split : int, default=2
+        Passed to the trees.
+    min_samples_leaf : int, default=1
+        Passed to the trees.
+    validation_fraction : float, default=0.1
+        Fraction of the training rows held out for early stopping (used only
+        if ``n_iter_no_change`` is set).
+    n_iter_no_change : int or None, default=None
+        If set, stop when the student's validation log-loss has not improved
+        by ``tol`` for this many iterations and keep the best iteration.
+    tol : float, default=1e-4
+        Minimal improvement of the validation log-loss.
+    random_state : int, RandomState instance or None, default=None
+        Seeds the trees (feature permutations) and the validation split.
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (n_classes,)
+    n_classes_ : int
+    n_features_in_ : int
+    estimators_ : ndarray of DecisionTreeRegressor, shape (n_estimators_, K)
+        Student trees (``K = 1`` for two classes).
+    privileged_estimators_ : ndarray of DecisionTreeRegressor
+        JPIB only: the trees on ``X*``.
+    teacher_ : estimator or None
+        KbPIB only: the fitted teacher (None if probabilities were given).
+    teacher_proba_ : ndarray of shape (n_train, n_classes) or None
+        KbPIB only: the teacher's probabilities on the rows used for training.
+    n_estimators_ : int
+        Number of iterations kept (the best one with early stopping).
+    best_iteration_ : int
+        Iteration with the smallest validation log-loss (= ``n_estimators_``).
+    train_score_ : ndarray of shape (n_iterations,)
+        Mean training objective (NLL + alpha KL for the student) per iteration.
+    validation_score_ : ndarray or None
+        Student's validation log-loss per iteration (early stopping only).
+
+    See Also
+    --------
+    SoftLabelBoostingClassifier : distillation with blended soft labels.
+
+    Notes
+    -----
+    With a fixed teacher and Newton leaves, KbPIB is the soft-label
+    cross-entropy boosting on the targets ``(Y + alpha q) / (1 + alpha)``:
+    the factor ``1 + alpha`` cancels between gradient and hessian.
+
+    References
+    ----------
+    Yan, Odom, Pasunuri, Kersting and Natarajan (2023), "Learning with
+    privileged and sensitive information: a gradient-boosting approach",
+    Frontiers in Artificial Intelligence 6. Friedman (2001), "Greedy function
+    approximation: a gradient boosting machine", Annals of Statistics 29(5).
+
+    Examples
+    --------
+    >>> from lupikit.datasets import make_lupi_classification
+    >>> from lupikit.boosting import PrivilegedBoostingClassifier
+    >>> X, X_star, y = make_lupi_classification(300, random_state=0)
+    >>> clf = PrivilegedBoostingClassifier(mode="jpib", alpha=1.0,
+    ...                                    n_estimators=20, random_state=0)
+    >>> clf = clf.fit(X, y, privileged_features=X_star)
+    >>> clf.predict_proba(X[:2]).shape
+    (2, 2)
+    >>> clf.privileged_estimators_.shape
+    (20, 1)
+    """
+
+    def __init__(
+        self,
+        mode="kbpib",
+        alpha=1.0,
+        n_estimators=100,
+        learning_rate=0.1,
+        max_depth=3,
+        teacher=None,
+        leaf_values="newton",
+        min_samples_split=2,
+        min_samples_leaf=1,
+        validation_fraction=0.1,
+        n_iter_no_change=None,
+        tol=1e-4,
+        random_state=None,
+    ):
+        self.mode = mode
+        self.alpha = alpha
+        self.n_estimators = n_estimators
+        self.learning_rate = learning_rate
+        self.max_depth = max_depth
+        self.teacher = teacher
+        self.leaf_values = leaf_values
+        self.min_samples_split = min_samples_split
+        self.min_samples_leaf = min_samples_leaf
+        self.validation_fraction = validation_fraction
+        self.n_iter_no_change = n_iter_no_change
+        self.tol = tol
+        self.random_state = random_state
+
+    def _nf_copy(self, random_state):
+        return PrivilegedBoostingClassifier(
+            mode="nf", alpha=0.0, n_estimators=self.n_estimators,
+            learning_rate=self.learning_rate, max_depth=self.max_depth,
+            leaf_values=self.leaf_values, min_samples_split=self.min_samples_split,
+            min_samples_leaf=self.min_samples_leaf,
+            validation_fraction=self.validation_fraction,
+            n_iter_no_change=self.n_iter_no_change, tol=self.tol,
+            random_state=random_state,
+        )
+
+    def fit(self, X, y, privileged_features=None):
+        """Fit the student (and, for KbPIB/JPIB, the privileged model).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Regular features (available at test time).
+        y : array-like of shape (n_samples,)
+            Class labels.
+        privileged_features : array-like of shape (n_samples, n_privileged), default=None
+            Privileged features ``X*`` (training only). Required for
+            ``mode="jpib"`` and for ``mode="kbpib"`` unless ``teacher`` is an
+            array of probabilities; ignored for ``mode="nf"``.
+
+        Returns
+        -------
+        self : PrivilegedBoostingClassifier
+        """
+        if self.mode not in ("kbpib", "jpib", "nf"):
+            raise ValueError(
+                f"mode must be 'kbpib', 'jpib' or 'nf', got {self.mode!r}."
+            )
+        alpha = _check_real(self.alpha, "alpha", low=0.0)
+        self._validate_common()
+        teacher = self.teacher
+        if teacher is not None and self.mode != "kbpib":
+            raise ValueError(
+                f"teacher is only used with mode='kbpib', got mode={self.mode!r}."
+            )
+        teacher_is_array = teacher is not None and not hasattr(teacher, "fit") \
+            and not hasattr(teacher, "predict_proba")
+        if teacher is not None and not teacher_is_array and not hasattr(teacher, "predict_proba"):
+            raise TypeError(
+                f"teacher must have a predict_proba method; {type(teacher).__name__} "
+                "has none."
+            )
+
+        X32, y_enc = self._validate_Xy(X, y)
+        n = X32.shape[0]
+        K = self.n_classes_
+        Y = np.eye(K)[y_enc]
+        X_star = None
+        if self.mode == "jpib" or (self.mode == "kbpib" and not teacher_is_array):
+            X_star = check_privileged_features(privileged_features, n, required=True)
+        elif privileged_features is not None and self.mode == "kbpib":
+            X_star = check_privileged_features(privileged_features, n, required=True)
+
+        rs_student, priv_seed = _seeds(self.random_state)
+        tr, va = self._split(n, y_enc)
+        X_tr = X32[tr] if va is not None else X32
+        Y_tr = Y[tr] if va is not None else Y
+        X_val = X32[va] if va is not None else None
+        Y_val = Y[va] if va is not None else None
+        cols = slice(1, 2) if K == 2 else slice(None)
+
+        self.teacher_ = None
+        self.teacher_proba_ = None
+        if self.mode == "nf":
+            def grad(P, Q):
+                return Y_tr[:, cols] - P, P * (1.0 - P)
+
+            def loss(raw, raw_p):
+                return _mean_log_loss(raw, Y_tr)
+
+            return self._boost(X_tr, Y_tr, gradient_fn=grad, loss_fn=loss,
+                               X_val=X_val, Y_val=Y_val, rs=rs_student)
+
+        if self.mode == "kbpib":
+            if teacher_is_array:
+                Qfull = _teacher_matrix(teacher, self.classes_)
+                if Qfull.shape[0] != n:
+                    raise ValueError(
+                        f"teacher has {Qfull.shape[0]} rows of probabilities but X "
+                        f"has {n} samples."
+                    )
+                Q_tr = Qfull[tr] if va is not None else Qfull
+            else:
+                Xs_tr = X_star[tr] if va is not None else X_star
+                y_tr = self.classes_[y_enc[tr]] if va is not None else self.classes_[y_enc]
+                if teacher is None:
+                    fitted = self._nf_copy(priv_seed).fit(Xs_tr, y_tr)
+                elif _is_fitted(teacher):
+                    fitted = teacher
+                else:
+                    fitted = clone(teacher).fit(Xs_tr, y_tr)
+                self.teacher_ = fitted
+                Q_tr = _teacher_matrix(
+                    fitted.predict_proba(Xs_tr), self.classes_,
+                    getattr(fitted, "classes_", None),
+                )
+            self.teacher_proba_ = Q_tr
+            Qc = np.ascontiguousarray(Q_tr[:, cols])
+            scale = 1.0 + alpha
+
+            def grad(P, Q):
+                return (Y_tr[:, cols] - P) - alpha * (P - Qc), scale * P * (1.0 - P)
+
+            def loss(raw, raw_p):
+                return float(np.mean(privileged_loss(raw, Y_tr, Q_tr, alpha)))
+
+            return self._boost(X_tr, Y_tr, gradient_fn=grad, loss_fn=loss,
+                               X_val=X_val, Y_val=Y_val, rs=rs_student)
+
+        # JPIB
+        Xs32 = np.ascontiguousarray(X_star, dtype=np.float32)
+        Xs_tr = Xs32[tr] if va is not None else Xs32
+        self._n_privileged = X_star.shape[1]
+        scale = 1.0 + alpha
+
+        def grad(P, Q):
+            return (Y_tr[:, cols] - P) - alpha * (P - Q), scale * P * (1.0 - P)
+
+        def pgrad(Q, P):
+            return (Y_tr[:, cols] - Q) - alpha * (Q - P), scale * Q * (1.0 - Q)
+
+        def loss(raw, raw_p):
+            q = raw_to_proba(raw_p)
+            return float(np.mean(privileged_loss(raw, Y_tr, q, alpha)))
+
+        return self._boost(X_tr, Y_tr, gradient_fn=grad, loss_fn=loss,
+                           X_val=X_val, Y_val=Y_val, rs=rs_student,
+                           X_priv=Xs_tr, rs_priv=np.random.RandomState(priv_seed),
+                           priv_gradient_fn=pgrad)
+
+    def predict_privileged_proba(self, privileged_features):
+        """Probabilities of the privileged model (the teacher) from ``X*``.
+
+        Available for ``mode="jpib"`` and for ``mode="kbpib"`` when the teacher
+        is an estimator. Useful to measure how informative ``X*`` is.
+
+        Parameters
+        ----------
+        privileged_features : array-like of shape (n_samples, n_privileged)
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_classes)
+        """
+        check_is_fitted(self)
+        Xs = check_privileged_features(
+            privileged_features, np.asarray(privileged_features).shape[0]
+        )
+        if self.mode == "jpib":
+            if Xs.shape[1] != self._n_privileged:
+                raise ValueError(
+                    f"privileged_features has {Xs.shape[1]} columns but the model "
+                    f"was fitted with {self._n_privileged}."
+                )
+            Xs32 = np.ascontiguousarray(Xs, dtype=np.float32)
+            return raw_to_proba(self._raw_predict_with(self.privileged_estimators_, Xs32))
+        if self.mode == "kbpib" and self.teacher_ is not None:
+            return self.teacher_.predict_proba(Xs)
+        raise ValueError(
+            "predict_privileged_proba needs mode='jpib' or a KbPIB teacher "
+            f"estimator (mode={self.mode!r}, teacher_={self.teacher_!r})."
+        )

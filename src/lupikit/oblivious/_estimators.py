@@ -1,0 +1,356 @@
+"""Oblivious kernel ridge regression (ORR, M-ORR) and the oblivious SVM.
+
+Both estimators split the training sample in two (Section 6.3): one part
+estimates the conditional mean embeddings (:class:`ObliviousKernel`), the
+other fits the kernel method. ``markov=False`` ("Oblivious") trains on the
+oblivious Gram matrix :math:`O`; ``markov=True`` ("M-Oblivious") trains the
+standard kernel method on :math:`K` and only maps the *new* points to oblivious
+features at prediction time.
+"""
+
+import numbers
+
+import numpy as np
+from scipy import linalg
+from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
+from sklearn.metrics import accuracy_score, r2_score
+from sklearn.model_selection import train_test_split
+from sklearn.svm import SVC
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_is_fitted, check_random_state, validate_data
+
+from .._validation import check_sensitive_features
+from ._kernel import ObliviousKernel
+
+__all__ = ["ObliviousRidge", "ObliviousSVC"]
+
+
+class _ObliviousBase(BaseEstimator):
+    """Shared parameters and the estimation / training split."""
+
+    def _kernel_params(self):
+        return dict(
+            kernel=self.kernel,
+            gamma=self.gamma,
+            degree=self.degree,
+            coef0=self.coef0,
+            n_bins=self.n_bins,
+            partition=self.partition,
+            grid_range=self.grid_range,
+            empty_cell=self.empty_cell,
+            handle_unknown=self.handle_unknown,
+        )
+
+    def _split_fit(self, X, y, sensitive_features):
+        S = check_sensitive_features(sensitive_features, X.shape[0])
+        frac = self.estimation_fraction
+        if (
+            not isinstance(frac, numbers.Real)
+            or isinstance(frac, bool)
+            or not 0.0 < frac <= 1.0
+        ):
+            raise ValueError(
+                f"estimation_fraction={frac!r} must be a float in (0, 1]; 1.0 "
+                "uses the whole sample both to estimate and to fit."
+            )
+        if not isinstance(self.markov, (bool, np.bool_)):
+            raise TypeError(f"markov={self.markov!r} must be a bool.")
+        n = X.shape[0]
+        idx = np.arange(n)
+        if frac == 1.0:
+            est_idx = fit_idx = idx
+        else:
+            rng = check_random_state(self.random_state)
+            n_est = int(round(frac * n))
+            if n_est < 1 or n_est >= n:
+                raise ValueError(
+                    f"estimation_fraction={frac!r} leaves no point for estimation "
+                    f"or for fitting with {n} samples."
+                )
+            strat = None
+            # keep every group in the estimation part for discrete S
+            _, inv, cnt = np.unique(S, axis=0, return_inverse=True, return_counts=True)
+            if cnt.size <= max(2, min(n_est, n - n_est) // 2) and cnt.min() >= 2:
+                strat = inv.ravel()
+            seed = rng.randint(np.iinfo(np.int32).max)
+            est_idx, fit_idx = train_test_split(
+                idx, train_size=n_est, random_state=seed, stratify=strat
+            )
+            est_idx, fit_idx = np.sort(est_idx), np.sort(fit_idx)
+        self.estimation_indices_ = est_idx
+        self.fit_indices_ = fit_idx
+        self.kernel_ = ObliviousKernel(**self._kernel_params()).fit(X[est_idx], S[est_idx])
+        X_fit, S_fit = X[fit_idx], S[fit_idx]
+        if self.markov:
+            M = self.kernel_._k(X_fit)
+        else:
+            M = self.kernel_.gram(X_fit, S_fit)
+        self.X_fit_ = X_fit
+        self.S_fit_ = S_fit
+        return M, (None if y is None else y[fit_idx])
+
+    def _cross(self, X, sensitive_features):
+        check_is_fitted(self, "X_fit_")
+        X = validate_data(self, X, reset=False, dtype=np.float64)
+        S = check_sensitive_features(sensitive_features, X.shape[0])
+        return self.kernel_.cross(X, S, self.X_fit_, None if self.markov else self.S_fit_)
+
+
+class ObliviousRidge(RegressorMixin, _ObliviousBase):
+    """Oblivious kernel ridge regression (ORR) and its Markov variant (M-ORR).
+
+    ORR solves :math:`\\min_h \\sum_i (\\langle h, Z_i\\rangle - y_i)^2 +
+    \\lambda\\|h\\|^2`, whose solution is :math:`h = \\sum_i \\alpha_i Z_i` with
+    :math:`\\alpha = (O + \\lambda I)^{-1} y` (Section 6.4, Appendix D). The
+    prediction for a new point is :math:`\\sum_i \\alpha_i\\langle Z, Z_i\\rangle`.
+    With ``markov=True`` (M-ORR) :math:`\\alpha = (K + \\lambda I)^{-1} y` is the
+    ordinary kernel ridge solution and the prediction is
+    :math:`\\sum_i \\alpha_i\\langle Z, \\varphi(X_i)\\rangle`. As in
+    :class:`sklearn.kernel_ridge.KernelRidge` there is no intercept.
+
+    Parameters
+    ----------
+    alpha : float, default=1.0
+        Ridge parameter :math:`\\lambda > 0`.
+    kernel, gamma, degree, coef0, n_bins, partition, grid_range, empty_cell, handle_unknown
+        Passed to :class:`ObliviousKernel`.
+    markov : bool, default=False
+        Fit M-ORR instead of ORR.
+    estimation_fraction : float in (0, 1], default=0.5
+        Fraction of the training sample used to estimate the conditional mean
+        embeddings; the rest fits the ridge regression. ``1.0`` uses the whole
+        sample for both.
+    random_state : int, RandomState or None, default=None
+        Seeds the estimation / fitting split.
+
+    Attributes
+    ----------
+    kernel_ : ObliviousKernel
+        Fitted on the estimation part.
+    dual_coef_ : ndarray of shape (n_fit,) or (n_fit, n_targets)
+    X_fit_, S_fit_ : ndarray
+        The fitting part.
+    estimation_indices_, fit_indices_ : ndarray of int
+        Rows of ``X`` used for estimation and for fitting.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from lupikit.oblivious import ObliviousRidge
+    >>> rng = np.random.default_rng(0)
+    >>> S = rng.uniform(-5, 5, 400); U = rng.uniform(-5, 5, 400)
+    >>> X = (0.5 * U + 0.5 * S)[:, None]
+    >>> y = X[:, 0] ** 2 + rng.normal(scale=0.1, size=400)
+    >>> orr = ObliviousRidge(alpha=0.1, gamma=1.0, random_state=0)
+    >>> orr = orr.fit(X, y, sensitive_features=S)
+    >>> orr.predict(X[:3], sensitive_features=S[:3]).shape
+    (3,)
+    """
+
+    def __init__(
+        self,
+        alpha=1.0,
+        *,
+        kernel="rbf",
+        gamma="scale",
+        degree=3,
+        coef0=1.0,
+        n_bins=16,
+        partition=None,
+        grid_range=None,
+        markov=False,
+        estimation_fraction=0.5,
+        empty_cell="zero",
+        handle_unknown="error",
+        random_state=None,
+    ):
+        self.alpha = alpha
+        self.kernel = kernel
+        self.gamma = gamma
+        self.degree = degree
+        self.coef0 = coef0
+        self.n_bins = n_bins
+        self.partition = partition
+        self.grid_range = grid_range
+        self.markov = markov
+        self.estimation_fraction = estimation_fraction
+        self.empty_cell = empty_cell
+        self.handle_unknown = handle_unknown
+        self.random_state = random_state
+
+    def fit(self, X, y, sensitive_features=None):
+        """Fit ORR (or M-ORR).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,) or (n_samples, n_targets)
+        sensitive_features : array-like of shape (n_samples,) or (n_samples, n_s)
+            Required.
+
+        Returns
+        -------
+        self : ObliviousRidge
+        """
+        X, y = validate_data(self, X, y, dtype=np.float64, multi_output=True, y_numeric=True)
+        if (
+            not isinstance(self.alpha, numbers.Real)
+            or isinstance(self.alpha, bool)
+            or not self.alpha > 0
+        ):
+            raise ValueError(f"alpha={self.alpha!r} must be a positive float.")
+        M, y_fit = self._split_fit(X, y, sensitive_features)
+        M[np.diag_indices_from(M)] += self.alpha
+        self.dual_coef_ = linalg.solve(M, y_fit, assume_a="pos")
+        return self
+
+    def predict(self, X, sensitive_features=None):
+        """Predict from the oblivious features of ``(X, sensitive_features)``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n, n_features)
+        sensitive_features : array-like of shape (n,) or (n, n_s)
+            Required.
+
+        Returns
+        -------
+        y_pred : ndarray of shape (n,) or (n, n_targets)
+        """
+        return self._cross(X, sensitive_features) @ self.dual_coef_
+
+    def score(self, X, y, sensitive_features=None, sample_weight=None):
+        """Coefficient of determination :math:`R^2` of the prediction.
+
+        Route ``sensitive_features`` here with ``set_score_request`` when used
+        in :class:`~sklearn.model_selection.GridSearchCV`.
+        """
+        return r2_score(y, self.predict(X, sensitive_features), sample_weight=sample_weight)
+
+
+class ObliviousSVC(ClassifierMixin, _ObliviousBase):
+    """Support vector classifier on oblivious features ("Oblivious SVM").
+
+    :class:`sklearn.svm.SVC` is trained on the precomputed oblivious Gram
+    matrix :math:`O` (or on :math:`K` with ``markov=True``) and predicts from
+    :math:`\\langle Z, Z_i\\rangle` (resp. :math:`\\langle Z, \\varphi(X_i)\\rangle`).
+
+    Parameters
+    ----------
+    C : float, default=1.0
+        SVM regularisation parameter.
+    kernel, gamma, degree, coef0, n_bins, partition, grid_range, empty_cell, handle_unknown
+        Passed to :class:`ObliviousKernel`.
+    markov : bool, default=False
+        Train on the plain kernel, transform only new points.
+    estimation_fraction : float in (0, 1], default=0.5
+        Fraction of the sample used to estimate the conditional means; ``1.0``
+        uses the whole sample for both estimation and training.
+    class_weight : dict, "balanced" or None, default=None
+        Passed to :class:`~sklearn.svm.SVC`.
+    tol : float, default=1e-3
+        SVC stopping tolerance.
+    random_state : int, RandomState or None, default=None
+        Seeds the estimation / training split.
+
+    Attributes
+    ----------
+    svc_ : sklearn.svm.SVC
+        The fitted SVC on the precomputed kernel.
+    classes_ : ndarray
+    kernel_ : ObliviousKernel
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from lupikit.oblivious import ObliviousSVC
+    >>> rng = np.random.default_rng(0)
+    >>> S = rng.integers(0, 2, 300)
+    >>> X = np.c_[rng.normal(size=300) + S, rng.normal(size=300)]
+    >>> y = (X[:, 0] + X[:, 1] > 0.5).astype(int)
+    >>> clf = ObliviousSVC(kernel="linear", random_state=0)
+    >>> clf = clf.fit(X, y, sensitive_features=S)
+    >>> clf.predict(X[:4], sensitive_features=S[:4]).shape
+    (4,)
+    """
+
+    def __init__(
+        self,
+        C=1.0,
+        *,
+        kernel="rbf",
+        gamma="scale",
+        degree=3,
+        coef0=1.0,
+        n_bins=16,
+        partition=None,
+        grid_range=None,
+        markov=False,
+        estimation_fraction=0.5,
+        empty_cell="zero",
+        handle_unknown="error",
+        class_weight=None,
+        tol=1e-3,
+        random_state=None,
+    ):
+        self.C = C
+        self.kernel = kernel
+        self.gamma = gamma
+        self.degree = degree
+        self.coef0 = coef0
+        self.n_bins = n_bins
+        self.partition = partition
+        self.grid_range = grid_range
+        self.markov = markov
+        self.estimation_fraction = estimation_fraction
+        self.empty_cell = empty_cell
+        self.handle_unknown = handle_unknown
+        self.class_weight = class_weight
+        self.tol = tol
+        self.random_state = random_state
+
+    def fit(self, X, y, sensitive_features=None):
+        """Fit the oblivious SVM.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+        sensitive_features : array-like of shape (n_samples,) or (n_samples, n_s)
+            Required.
+
+        Returns
+        -------
+        self : ObliviousSVC
+        """
+        X, y = validate_data(self, X, y, dtype=np.float64)
+        check_classification_targets(y)
+        M, y_fit = self._split_fit(X, y, sensitive_features)
+        self.svc_ = SVC(
+            C=self.C, kernel="precomputed", class_weight=self.class_weight, tol=self.tol
+        ).fit(M, y_fit)
+        self.classes_ = self.svc_.classes_
+        return self
+
+    def decision_function(self, X, sensitive_features=None):
+        """Signed distance to the separating hyperplane in feature space."""
+        return self.svc_.decision_function(self._cross(X, sensitive_features))
+
+    def predict(self, X, sensitive_features=None):
+        """Predict class labels from the oblivious features.
+
+        Parameters
+        ----------
+        X : array-like of shape (n, n_features)
+        sensitive_features : array-like of shape (n,) or (n, n_s)
+            Required.
+
+        Returns
+        -------
+        y_pred : ndarray of shape (n,)
+        """
+        return self.svc_.predict(self._cross(X, sensitive_features))
+
+    def score(self, X, y, sensitive_features=None, sample_weight=None):
+        """Accuracy; route ``sensitive_features`` with ``set_score_request``."""
+        return accuracy_score(y, self.predict(X, sensitive_features), sample_weight=sample_weight)

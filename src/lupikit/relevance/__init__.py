@@ -1,0 +1,34 @@
+"""Part III: feature relevance intervals for ordinal regression and LUPI.
+
+Pfannschmidt, Hammer et al., *Feature relevance determination for ordinal
+regression in the context of feature redundancies and privileged
+information*.
+
+- :class:`OrdinalRegressionLP` -- L1-regularised large-margin ordinal
+  regression (explicit or implicit thresholds, optional privileged
+  correcting functions) solved as one LP with HiGHS;
+- :class:`FeatureRelevanceBounds` -- minrel/maxrel relevance intervals,
+  permutation noise thresholds and strong/weak/irrelevant classes, a
+  scikit-learn feature selector;
+- :func:`prediction_interval`, :func:`classify_relevance` -- the noise
+  thresholds of Section 3.3;
+- :func:`select_C`, :func:`check_ordinal_labels`, :func:`solve_lp`,
+  :class:`OrdinalLP`, :class:`LinearProgramError` -- building blocks.
+"""
+
+from ._bounds import FeatureRelevanceBounds, select_C
+from ._lp import LinearProgramError, OrdinalLP, solve_lp
+from ._ordinal import OrdinalRegressionLP, check_ordinal_labels
+from ._thresholds import classify_relevance, prediction_interval
+
+__all__ = [
+    "OrdinalRegressionLP",
+    "FeatureRelevanceBounds",
+    "prediction_interval",
+    "classify_relevance",
+    "select_C",
+    "check_ordinal_labels",
+    "solve_lp",
+    "OrdinalLP",
+    "LinearProgramError",
+]

@@ -1,0 +1,403 @@
+"""Feature relevance intervals (minrel, maxrel) with permutation noise thresholds."""
+
+import numbers
+import warnings
+
+import numpy as np
+from joblib import Parallel, delayed
+from sklearn.base import BaseEstimator
+from sklearn.feature_selection import SelectorMixin
+from sklearn.model_selection import KFold, StratifiedKFold
+from sklearn.utils import check_random_state
+from sklearn.utils.validation import check_is_fitted, validate_data
+from tqdm import tqdm
+
+from .._validation import check_privileged_features
+from ..metrics import macro_averaged_mae
+from ._lp import OrdinalLP
+from ._ordinal import OrdinalRegressionLP, check_ordinal_labels
+from ._thresholds import classify_relevance, prediction_interval
+
+__all__ = ["FeatureRelevanceBounds", "select_C"]
+
+#: Default grid searched for C when ``C=None``.
+C_GRID = tuple(np.logspace(-2, 2, 9))
+_PROBES = ("append", "replace")
+
+
+def select_C(X, y, privileged_features=None, *, C_grid=C_GRID, constraints="explicit",
+             gamma=1.0, cv=5, random_state=None, n_jobs=None):
+    """Choose C for :class:`OrdinalRegressionLP` by cross-validated macro-MAE.
+
+    Folds are stratified by label when every label has at least ``cv``
+    samples (otherwise shuffled K-fold). Ties go to the smallest C.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features)
+    y : array-like of shape (n_samples,)
+    privileged_features : ndarray of shape (n_samples, n_privileged) or None
+        Used for training in every fold (LUPI model).
+    C_grid : sequence of float
+    constraints : {"explicit", "implicit"}
+    gamma : float
+    cv : int
+        Number of folds (at least 2).
+    random_state : int, RandomState or None
+        Shuffling of the folds.
+    n_jobs : int or None
+        Parallel fits with joblib.
+
+    Returns
+    -------
+    best_C : float
+    scores : ndarray of shape (len(C_grid),)
+        Mean validation macro-MAE of every C.
+
+    Examples
+    --------
+    >>> from lupikit.datasets import make_ordinal_relevance
+    >>> from lupikit.relevance import select_C
+    >>> X, y, _ = make_ordinal_relevance(n_samples=100, random_state=0)
+    >>> C, scores = select_C(X, y, C_grid=[0.1, 1.0], cv=3, random_state=0)
+    >>> C in (0.1, 1.0), scores.shape
+    (True, (2,))
+    """
+    if not isinstance(cv, numbers.Integral) or cv < 2:
+        raise ValueError(f"cv must be an integer >= 2, got {cv!r}.")
+    y = np.asarray(y)
+    counts = np.unique(y, return_counts=True)[1]
+    seed = check_random_state(random_state).randint(2**31 - 1)
+    if counts.min() >= cv:
+        splitter = StratifiedKFold(cv, shuffle=True, random_state=seed)
+    else:
+        splitter = KFold(cv, shuffle=True, random_state=seed)
+    folds = list(splitter.split(X, y))
+
+    grid = np.asarray(C_grid, dtype=float)
+    order = np.argsort(grid)
+
+    def run_fold(tr, te):
+        # one LP per fold, solved along the sorted C grid with warm starts
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)
+            classes, yb = check_ordinal_labels(y[tr])
+        Xs = None if privileged_features is None else privileged_features[tr]
+        lp = OrdinalLP(X[tr], yb, classes.size, 1.0, constraints, X_star=Xs, gamma=gamma)
+        errs = np.empty(grid.size)
+        for i, x in zip(order, lp.solve_path(grid[order])):
+            parts = lp.split(x)
+            thr = np.sort(parts["b"])
+            pred = classes[np.searchsorted(thr, X[te] @ parts["w"], side="right")]
+            errs[i] = macro_averaged_mae(y[te], pred)
+        return errs
+
+    if n_jobs in (None, 1):
+        errs = [run_fold(tr, te) for tr, te in folds]
+    else:
+        errs = Parallel(n_jobs=n_jobs)(delayed(run_fold)(tr, te) for tr, te in folds)
+    scores = np.mean(errs, axis=0)
+    tied = [i for i in range(len(C_grid)) if scores[i] <= scores.min() + 1e-12]
+    best = min(tied, key=lambda i: C_grid[i])
+    return float(C_grid[best]), scores
+
+
+def _run_chunk(lp, tasks, budget):
+    return lp.run_tasks(tasks, budget)
+
+
+class FeatureRelevanceBounds(SelectorMixin, BaseEstimator):
+    r"""All-relevant feature selection for ordinal regression by relevance intervals.
+
+    Fits the L1 ordinal SVM (:class:`OrdinalRegressionLP`) with optimum
+    :math:`\mu_X`, then, for every feature :math:`j`, solves the linear
+    programs
+
+    .. math::
+
+        \mathrm{minrel}(j) = \min |w_j|, \qquad
+        \mathrm{maxrel}(j) = \max |w_j|
+        \quad \text{s.t. the margin constraints and}\quad
+        \tfrac12\|w\|_1 + C\textstyle\sum\text{slacks} \le (1+\delta)\mu_X
+
+    (``maxrel`` as the larger of two LPs, :math:`\max \pm w_j`). The
+    interval ``[minrel, maxrel]`` is the range of weights that
+    near-optimal models give the feature. Noise thresholds follow Section 3.3
+    of Pfannschmidt et al.: ``n_permutations`` permuted copies of randomly
+    drawn features (probes) give populations of minrel and maxrel for
+    irrelevant features, and a Student-t prediction interval with coverage
+    ``p`` decides whether a feature's bounds exceed the noise.
+
+    With ``fit(X, y, privileged_features=X_star)`` the LUPI model is used
+    (slacks replaced by privileged correcting functions) and the privileged
+    features get their own intervals (relevance
+    :math:`|v_{0k}| + |v_{1k}|` of privileged feature :math:`k` in the two
+    correcting functions), probes and classes.
+
+    Parameters
+    ----------
+    C : float or None, default=None
+        Slack weight; ``None`` chooses it among ``C_grid`` by ``cv``-fold
+        cross-validated macro-averaged MAE.
+    delta : float, default=0.1
+        Tolerated relative increase of the objective, :math:`\delta \ge 0`.
+    n_permutations : int, default=50
+        Number of probes per population (at least 2).
+    p : float, default=0.999
+        Coverage probability of the prediction intervals, in (0, 1).
+    constraints : {"explicit", "implicit"}, default="explicit"
+        Threshold form of the ordinal model (LUPI needs ``"explicit"``).
+    probes : {"append", "replace"}, default="append"
+        ``"append"``: a probe is an extra column (a permuted copy of a feature)
+        added to the data, so its LP is always feasible; ``"replace"``: the
+        probe replaces the feature it was drawn from, as in the paper's
+        :math:`X^{p(\mathcal I)}` (probes whose LP becomes infeasible, because
+        the model cannot do without that feature, are dropped, as in ``fri``).
+    gamma : float, default=1.0
+        Weight of the correcting functions' L1 norm (LUPI only).
+    C_grid : sequence of float or None, default=None
+        Candidates for C when ``C=None`` (default ``logspace(-2, 2, 9)``).
+    cv : int, default=5
+        Folds for the choice of C.
+    n_jobs : int or None, default=None
+        Parallel LP solves with joblib (``None``: sequential).
+    random_state : int, RandomState instance or None, default=None
+        Probes and cross-validation folds.
+    verbose : bool, default=False
+        Show a tqdm progress bar over the LPs.
+
+    Attributes
+    ----------
+    C_ : float
+        The C used.
+    cv_scores_ : numpy.ndarray or None
+        Mean validation macro-MAE of every candidate C (None if C was given).
+    estimator_ : OrdinalRegressionLP
+        The optimal model.
+    mu_ : float
+        Its objective :math:`\mu_X`.
+    scale_ : float
+        The L1 norm of the optimal model's weights (regular plus privileged)
+        by which all bounds are divided.
+    interval_ : numpy.ndarray
+        ``[minrel, maxrel]`` of every regular feature, shape
+        ``(n_features, 2)``, divided by ``scale_``.
+    relevance_classes_ : numpy.ndarray
+        0 irrelevant, 1 weakly relevant, 2 strongly relevant, shape
+        ``(n_features,)``.
+    probe_values_ : dict
+        ``{"min": array, "max": array}`` normalised bounds of the probes
+        (NaN for dropped infeasible probes).
+    prediction_intervals_ : dict
+        ``{"min": (low, high), "max": (low, high)}``.
+    interval_privileged_ : numpy.ndarray or None
+        Intervals of the privileged features, shape ``(n_privileged, 2)``.
+    relevance_classes_privileged_ : numpy.ndarray or None
+        Classes of the privileged features.
+    probe_values_privileged_ : dict or None
+        Probe bounds of the privileged population.
+    prediction_intervals_privileged_ : dict or None
+        Noise intervals of the privileged population.
+    n_lps_ : int
+        Number of linear programs of the formulation (minrel 1, maxrel 2 per
+        regular feature or probe, 1 and 4 per privileged one); fewer are
+        solved when a lower bound is certified 0.
+    n_features_in_ : int
+        Number of regular features.
+
+    Examples
+    --------
+    >>> from lupikit.datasets import make_ordinal_relevance
+    >>> from lupikit.relevance import FeatureRelevanceBounds
+    >>> X, y, truth = make_ordinal_relevance(
+    ...     n_samples=150, n_strong=2, n_weak=2, n_irrelevant=3, random_state=0)
+    >>> frb = FeatureRelevanceBounds(C=1.0, n_permutations=20, random_state=0).fit(X, y)
+    >>> frb.interval_.shape
+    (7, 2)
+    >>> frb.relevance_classes_.tolist()
+    [2, 2, 1, 1, 0, 0, 0]
+    >>> frb.get_support().tolist() == (truth > 0).tolist()
+    True
+    """
+
+    def __init__(self, C=None, delta=0.1, n_permutations=50, p=0.999,
+                 constraints="explicit", probes="append", gamma=1.0, C_grid=None,
+                 cv=5, n_jobs=None, random_state=None, verbose=False):
+        self.C = C
+        self.delta = delta
+        self.n_permutations = n_permutations
+        self.p = p
+        self.constraints = constraints
+        self.probes = probes
+        self.gamma = gamma
+        self.C_grid = C_grid
+        self.cv = cv
+        self.n_jobs = n_jobs
+        self.random_state = random_state
+        self.verbose = verbose
+
+    # ------------------------------------------------------------ validation
+    def _check_params(self):
+        C = self.C
+        if C is not None and (not isinstance(C, numbers.Real) or isinstance(C, bool)
+                              or not np.isfinite(C) or C <= 0):
+            raise ValueError(f"C must be None or a positive finite number, got {C!r}.")
+        d = self.delta
+        if not isinstance(d, numbers.Real) or isinstance(d, bool) or not np.isfinite(d) or d < 0:
+            raise ValueError(f"delta must be a non-negative finite number, got {d!r}.")
+        k = self.n_permutations
+        if not isinstance(k, numbers.Integral) or isinstance(k, bool) or k < 2:
+            raise ValueError(f"n_permutations must be an integer >= 2, got {k!r}.")
+        p = self.p
+        if not isinstance(p, numbers.Real) or isinstance(p, bool) or not 0 < p < 1:
+            raise ValueError(f"p must lie strictly between 0 and 1, got {p!r}.")
+        if self.constraints not in ("explicit", "implicit"):
+            raise ValueError(
+                f"constraints must be 'explicit' or 'implicit', got {self.constraints!r}.")
+        if self.probes not in _PROBES:
+            raise ValueError(f"probes must be one of {_PROBES}, got {self.probes!r}.")
+        g = self.gamma
+        if not isinstance(g, numbers.Real) or isinstance(g, bool) or not np.isfinite(g) or g <= 0:
+            raise ValueError(f"gamma must be a positive finite number, got {g!r}.")
+
+    # ------------------------------------------------------------------- fit
+    def fit(self, X, y, privileged_features=None):
+        """Compute relevance intervals and classes.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+            Integer ordinal labels (two labels: binary classification).
+        privileged_features : array-like of shape (n_samples, n_privileged), default=None
+            Privileged features (training only).
+
+        Returns
+        -------
+        self
+        """
+        self._check_params()
+        X = validate_data(self, X, dtype=np.float64, reset=True)
+        classes, yb = check_ordinal_labels(y)
+        if yb.shape[0] != X.shape[0]:
+            raise ValueError(f"y has {yb.shape[0]} labels but X has {X.shape[0]} samples.")
+        Xs = check_privileged_features(privileged_features, X.shape[0], required=False)
+        if Xs is not None and self.constraints != "explicit":
+            raise ValueError(
+                "privileged_features are supported with constraints='explicit' only, "
+                f"got constraints={self.constraints!r}.")
+        rng = check_random_state(self.random_state)
+        y_lab = classes[yb]
+
+        if self.C is None:
+            grid = C_GRID if self.C_grid is None else tuple(self.C_grid)
+            self.C_, self.cv_scores_ = select_C(
+                X, y_lab, Xs, C_grid=grid, constraints=self.constraints, gamma=self.gamma,
+                cv=self.cv, random_state=rng, n_jobs=self.n_jobs)
+        else:
+            self.C_, self.cv_scores_ = float(self.C), None
+
+        lp = OrdinalLP(X, yb, classes.size, self.C_, self.constraints, X_star=Xs,
+                       gamma=self.gamma, probe=True)
+        self.estimator_ = OrdinalRegressionLP(
+            C=self.C_, constraints=self.constraints, gamma=self.gamma)._store(lp, classes)
+        mu = self.estimator_.objective_
+        self.mu_ = mu
+        budget = (1 + self.delta) * mu + 1e-7 * max(1.0, abs(mu))
+
+        d, p_ = X.shape[1], (0 if Xs is None else Xs.shape[1])
+        tasks = [(kind, j, None, None) for j in range(d) for kind in ("min", "max")]
+        tasks += [(kind, k, None, None) for k in range(p_) for kind in ("pmin", "pmax")]
+        n_real = len(tasks)
+        tasks += self._probe_tasks(X, lp.D - 1, "regular", rng)
+        if Xs is not None:
+            tasks += self._probe_tasks(Xs, lp.P - 1, "privileged", rng)
+
+        values = self._solve_all(lp, tasks, budget)
+        # LP count: minrel 1, maxrel 2 (regular) / 4 (privileged) each
+        per = {"min": 1, "max": 2, "pmin": 1, "pmax": 4}
+        self.n_lps_ = int(sum(per[t[0]] for t in tasks))
+
+        w_l1 = np.abs(self.estimator_.coef_).sum()
+        if Xs is not None:
+            w_l1 += np.abs(self.estimator_.coef_privileged_).sum()
+        if w_l1 <= 1e-12:
+            warnings.warn(
+                "The optimal model has all weights zero (C too small?); relevance bounds "
+                "are reported unnormalised.", UserWarning, stacklevel=2)
+            w_l1 = 1.0
+        self.scale_ = float(w_l1)
+        values = np.asarray(values, dtype=float) / w_l1
+        values = np.where(values <= 1e-11, 0.0, values)  # NaN stays NaN
+
+        real, probe = values[:n_real], values[n_real:]
+        self.interval_ = real[: 2 * d].reshape(d, 2)
+        m = self.n_permutations
+        self.probe_values_ = {"min": probe[0:2 * m:2], "max": probe[1:2 * m:2]}
+        self.prediction_intervals_ = self._intervals(self.probe_values_, "regular")
+        self.relevance_classes_ = classify_relevance(
+            self.interval_, self.prediction_intervals_["min"], self.prediction_intervals_["max"])
+        if Xs is not None:
+            self.interval_privileged_ = real[2 * d:].reshape(p_, 2)
+            self.probe_values_privileged_ = {
+                "min": probe[2 * m::2], "max": probe[2 * m + 1::2]}
+            self.prediction_intervals_privileged_ = self._intervals(
+                self.probe_values_privileged_, "privileged")
+            self.relevance_classes_privileged_ = classify_relevance(
+                self.interval_privileged_, self.prediction_intervals_privileged_["min"],
+                self.prediction_intervals_privileged_["max"])
+        else:
+            self.interval_privileged_ = None
+            self.probe_values_privileged_ = None
+            self.prediction_intervals_privileged_ = None
+            self.relevance_classes_privileged_ = None
+        return self
+
+    def _probe_tasks(self, Z, slot, which, rng):
+        m = self.n_permutations
+        feats = rng.choice(Z.shape[1], size=m, replace=True)
+        kinds = ("min", "max") if which == "regular" else ("pmin", "pmax")
+        tasks = []
+        for f in feats:
+            vals = Z[rng.permutation(Z.shape[0]), f]
+            zero = None if self.probes == "append" else (which, int(f))
+            tasks += [(kinds[0], slot, vals, zero), (kinds[1], slot, vals, zero)]
+        return tasks
+
+    def _intervals(self, pop, which):
+        out = {}
+        for key in ("min", "max"):
+            v = pop[key]
+            ok = np.count_nonzero(~np.isnan(v))
+            if ok < 2:
+                raise RuntimeError(
+                    f"Only {ok} of {v.size} {which} probes gave a feasible LP; the noise "
+                    "threshold needs at least 2. Use probes='append' or a larger delta.")
+            out[key] = prediction_interval(v, self.p)
+        dropped = int(np.count_nonzero(np.isnan(pop["max"])))
+        if dropped:
+            warnings.warn(
+                f"{dropped} of {pop['max'].size} {which} probes were infeasible (their "
+                "feature cannot be replaced by noise within the budget) and were dropped.",
+                UserWarning, stacklevel=3)
+        return out
+
+    def _solve_all(self, lp, tasks, budget):
+        n_jobs = self.n_jobs
+        if n_jobs in (None, 1):
+            with tqdm(total=len(tasks), disable=not self.verbose, desc="relevance LPs",
+                      leave=False) as bar:
+                return lp.run_tasks(tasks, budget, progress=bar)
+        from joblib import effective_n_jobs
+
+        k = max(1, effective_n_jobs(n_jobs))
+        chunks = [tasks[i::k] for i in range(k)]
+        parts = Parallel(n_jobs=k)(delayed(_run_chunk)(lp, ch, budget) for ch in chunks)
+        out = [None] * len(tasks)
+        for i in range(k):
+            out[i::k] = parts[i]
+        return out
+
+    def _get_support_mask(self):
+        check_is_fitted(self)
+        return self.relevance_classes_ > 0

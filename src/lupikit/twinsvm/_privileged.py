@@ -1,0 +1,117 @@
+"""Privileged information when no expert provides it (Section 5.1 of the paper).
+
+Following Pal & Rastogi, the paper uses the principal components of the
+training features as ``X*``. :class:`PCAPrivileged` is that transformer, and
+:class:`PCAPrivilegedClassifier` wraps a privileged estimator so that ``X*`` is
+derived *inside* ``fit`` from the training rows only (no leakage across
+cross-validation folds) and never needed at prediction time.
+"""
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin, TransformerMixin, clone
+from sklearn.decomposition import PCA
+from sklearn.preprocessing import StandardScaler
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+__all__ = ["PCAPrivileged", "PCAPrivilegedClassifier"]
+
+
+class PCAPrivileged(TransformerMixin, BaseEstimator):
+    """Principal components of the (standardised) features as privileged features.
+
+    Parameters
+    ----------
+    n_components : int, float or None, default=0.95
+        As in :class:`sklearn.decomposition.PCA`: a number of components, a
+        fraction of variance to keep, or all components.
+    standardize : bool, default=True
+        Standardise the features before the PCA.
+    random_state : int, RandomState or None, default=None
+        Passed to the PCA (used by randomised solvers only).
+
+    Attributes
+    ----------
+    pca_ : PCA
+        The fitted PCA.
+    scaler_ : StandardScaler or None
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_iris
+    >>> from lupikit.twinsvm import PCAPrivileged
+    >>> X, _ = load_iris(return_X_y=True)
+    >>> PCAPrivileged(n_components=2).fit_transform(X).shape
+    (150, 2)
+    """
+
+    def __init__(self, n_components=0.95, *, standardize=True, random_state=None):
+        self.n_components = n_components
+        self.standardize = standardize
+        self.random_state = random_state
+
+    def fit(self, X, y=None):
+        """Fit the scaler and the PCA on ``X``."""
+        X = validate_data(self, X, dtype=np.float64)
+        self.scaler_ = StandardScaler().fit(X) if self.standardize else None
+        Z = self.scaler_.transform(X) if self.scaler_ is not None else X
+        self.pca_ = PCA(n_components=self.n_components, random_state=self.random_state).fit(Z)
+        return self
+
+    def transform(self, X):
+        """Principal component scores of ``X``."""
+        check_is_fitted(self, "pca_")
+        X = validate_data(self, X, dtype=np.float64, reset=False)
+        Z = self.scaler_.transform(X) if self.scaler_ is not None else X
+        return self.pca_.transform(Z)
+
+
+class PCAPrivilegedClassifier(ClassifierMixin, BaseEstimator):
+    """Fit a privileged estimator with PCA-derived privileged features.
+
+    Parameters
+    ----------
+    estimator : estimator
+        A classifier whose ``fit`` takes ``privileged_features``.
+    n_components : int, float or None, default=0.95
+        Passed to :class:`PCAPrivileged`.
+
+    Attributes
+    ----------
+    estimator_ : estimator
+        The fitted clone.
+    privileged_ : PCAPrivileged
+        The fitted transformer.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_iris
+    >>> from lupikit.twinsvm import PCAPrivilegedClassifier, PrivilegedTwinSVC
+    >>> X, y = load_iris(return_X_y=True)
+    >>> clf = PCAPrivilegedClassifier(PrivilegedTwinSVC(), n_components=2).fit(X, y)
+    >>> clf.score(X, y) > 0.9
+    True
+    """
+
+    def __init__(self, estimator, n_components=0.95):
+        self.estimator = estimator
+        self.n_components = n_components
+
+    def fit(self, X, y):
+        """Derive ``X*`` from ``X`` and fit the estimator."""
+        X, y = validate_data(self, X, y, dtype=np.float64)
+        self.privileged_ = PCAPrivileged(n_components=self.n_components).fit(X)
+        self.estimator_ = clone(self.estimator).fit(
+            X, y, privileged_features=self.privileged_.transform(X)
+        )
+        self.classes_ = self.estimator_.classes_
+        return self
+
+    def decision_function(self, X):
+        """Decision values of the fitted estimator."""
+        check_is_fitted(self, "estimator_")
+        return self.estimator_.decision_function(X)
+
+    def predict(self, X):
+        """Predicted labels of the fitted estimator."""
+        check_is_fitted(self, "estimator_")
+        return self.estimator_.predict(X)

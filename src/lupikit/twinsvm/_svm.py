@@ -1,0 +1,218 @@
+"""Single-plane baselines: Pin-SVM (Huang et al. 2014) and SVM+ (Vapnik & Vashist 2009).
+
+Pin-SVM::
+
+    min 1/2 |w|^2 + C sum_i xi_i   s.t.  xi_i >= r_i,  xi_i >= -tau r_i,
+    r_i = 1 - y_i (<w, phi(x_i)> + b)
+
+dual: ``min 1/2 lam'(yy' o K)lam - e'lam``, ``y'lam = 0``,
+``-tau C <= lam <= C`` (one equality constraint; ``b`` is its multiplier).
+
+SVM+ (the paper's "SVMPI")::
+
+    min 1/2 |w|^2 + gamma/2 |w*|^2 + C sum_i xi(x*_i)
+    s.t. y_i f(x_i) >= 1 - xi(x*_i),  xi(x*_i) >= 0,
+
+dual in ``(alpha, beta) >= 0``: ``min 1/2 alpha'(yy' o K)alpha +
+1/(2 gamma)(alpha + beta - C)'K*(alpha + beta - C) - e'alpha`` with the two
+equality constraints ``y'alpha = 0`` and ``e'(alpha + beta - C) = 0``, whose
+multipliers are ``b`` and ``b*``.
+"""
+
+import numpy as np
+
+from ._base import BaseLUPIClassifier, _check_positive, _check_tau
+from ._qp import make_qp, solve_dual
+from ._twin import _ATTRS, _COMMON_PARAMS, _PRIV_PARAMS
+
+__all__ = ["PinballSVC", "SVMPlus"]
+
+
+class _PlaneModel:
+    def __init__(self, X, kernel, primal, qp, gap, kkt):
+        self.X = X
+        self.kernel = kernel
+        self.primal = [primal]
+        self.dual_problems = (qp,)
+        self.duality_gap = gap
+        self.kkt_residuals = kkt
+
+    def decision_function(self, X):
+        p = self.primal[0]
+        return self.kernel(X, self.X) @ p["coef"] + p["intercept"]
+
+
+class PinballSVC(BaseLUPIClassifier):
+    __doc__ = f"""SVM with the pinball loss (Pin-SVM, Huang, Shi & Suykens 2014).
+
+    Parameters
+    ----------
+    C : float, default=1.0
+        Loss weight.
+    tau : float, default=0.5
+        Pinball parameter in [0, 1]; ``tau = 0`` is the hinge-loss SVM.
+    {_COMMON_PARAMS}
+    Attributes
+    ----------
+    classes_, models_, dual_problems_, primal_, duality_gap_, kkt_residuals_,
+    fit_time_ : as in :class:`PinballTwinSVC`, with one dual QP and one plane
+        (``primal_[0]["coef"]`` is ``lam * y``).
+
+    Examples
+    --------
+    >>> from sklearn.datasets import make_classification
+    >>> from lupikit.twinsvm import PinballSVC
+    >>> X, y = make_classification(n_samples=80, random_state=0)
+    >>> clf = PinballSVC(tau=0.3, kernel="linear").fit(X, y)
+    >>> clf.score(X, y) > 0.8
+    True
+    """
+
+    def __init__(self, C=1.0, tau=0.5, *, kernel="rbf", gamma="scale", degree=3, coef0=1.0,
+                 solver="smo", tol=1e-6, max_iter=None, multi_class="ovo"):
+        self.C = C
+        self.tau = tau
+        self.kernel = kernel
+        self.gamma = gamma
+        self.degree = degree
+        self.coef0 = coef0
+        self.solver = solver
+        self.tol = tol
+        self.max_iter = max_iter
+        self.multi_class = multi_class
+
+    def _check_params(self):
+        _check_positive(self.C, "C")
+        _check_tau(self.tau)
+
+    def _fit_binary(self, X, Xs, y01):
+        C, tau = float(self.C), float(self.tau)
+        y = 2.0 * y01 - 1.0
+        K = self.kernel_(X)
+        n = y.size
+        qp = make_qp(np.outer(y, y) * K, -np.ones(n), -tau * C, C, A=y[None, :], b=[0.0])
+        solve_dual(qp, self.solver, tol=self.tol, max_iter=self.max_iter)
+        lam = qp["x"]
+        b = float(qp["multipliers"][0])
+        coef = lam * y
+        f = K @ coef + b
+        r = 1.0 - y * f
+        xi = np.maximum(r, -tau * r)
+        w_sq = float(coef @ K @ coef)
+        primal_obj = 0.5 * w_sq + C * xi.sum()
+        dual_obj = -qp["objective"]
+        alpha = (lam + tau * C) / (1 + tau)
+        beta = C - alpha
+        scale = max(1.0, float(np.abs(lam).max()))
+        kkt = {
+            "stationarity": abs(float(lam @ y)) / scale,
+            "primal_feasibility": 0.0,
+            "dual_feasibility": float(max(0.0, (qp["lo"] - lam).max(), (lam - qp["hi"]).max())),
+            "complementary_slackness": float(
+                max(np.abs(alpha * (xi - r)).max(), np.abs(beta * (xi + tau * r)).max())
+            ) / scale,
+        }
+        primal = {"coef": coef, "intercept": b, "slack": xi,
+                  "primal_objective": primal_obj, "dual_objective": dual_obj}
+        if self.kernel_.kernel == "linear":
+            primal["w"] = X.T @ coef
+        gap = (primal_obj - dual_obj) / max(1.0, abs(primal_obj))
+        return _PlaneModel(X, self.kernel_, primal, qp, gap, kkt)
+
+
+class SVMPlus(BaseLUPIClassifier):
+    __doc__ = f"""SVM+ of Vapnik & Vashist (2009), the paper's "SVMPI".
+
+    The slack of sample ``i`` is a correcting function of its privileged
+    features, ``xi(x*_i) = <w*, phi*(x*_i)> + b* >= 0``. The dual has two
+    equality constraints; SMO moves two variables of the same kind or three
+    of different kinds (Pechyony, Izmailov, Vashist & Vapnik, 2010).
+
+    Parameters
+    ----------
+    C : float, default=1.0
+        Weight of the correcting function.
+    {_PRIV_PARAMS}
+    {_COMMON_PARAMS}
+    Attributes
+    ----------
+    classes_, models_, dual_problems_, primal_, duality_gap_, kkt_residuals_,
+    fit_time_ : as in :class:`PinballTwinSVC`, with one dual QP (variables
+        ``(alpha, beta)``) and one plane.
+
+    Examples
+    --------
+    >>> from lupikit.datasets import make_lupi_classification
+    >>> from lupikit.twinsvm import SVMPlus
+    >>> X, Xs, y = make_lupi_classification(80, random_state=0)
+    >>> clf = SVMPlus().fit(X, y, privileged_features=Xs)
+    >>> clf.score(X, y) > 0.8
+    True
+    >>> abs(clf.duality_gap_) < 1e-6
+    True
+    """
+
+    _uses_privileged = True
+
+    def __init__(self, C=1.0, correction_weight=1.0, *, kernel="rbf", gamma="scale", degree=3,
+                 coef0=1.0, privileged_kernel=None, privileged_gamma="scale", solver="smo",
+                 tol=1e-6, max_iter=None, multi_class="ovo"):
+        self.C = C
+        self.correction_weight = correction_weight
+        self.kernel = kernel
+        self.gamma = gamma
+        self.degree = degree
+        self.coef0 = coef0
+        self.privileged_kernel = privileged_kernel
+        self.privileged_gamma = privileged_gamma
+        self.solver = solver
+        self.tol = tol
+        self.max_iter = max_iter
+        self.multi_class = multi_class
+
+    def _check_params(self):
+        _check_positive(self.C, "C")
+        _check_positive(self.correction_weight, "correction_weight")
+
+    def _fit_binary(self, X, Xs, y01):
+        C, gam = float(self.C), float(self.correction_weight)
+        y = 2.0 * y01 - 1.0
+        n = y.size
+        K = self.kernel_(X)
+        Ks = self.privileged_kernel_(Xs)
+        e = np.ones(n)
+        YKY = np.outer(y, y) * K
+        Kse = Ks @ e
+        P = np.block([[YKY + Ks / gam, Ks / gam], [Ks / gam, Ks / gam]])
+        q = np.r_[-e - (C / gam) * Kse, -(C / gam) * Kse]
+        A = np.vstack([np.r_[y, np.zeros(n)], np.ones(2 * n)])
+        qp = make_qp(P, q, 0.0, np.inf, A=A, b=[0.0, n * C],
+                     constant=C * C / (2 * gam) * (e @ Kse), x0=np.r_[np.zeros(n), C * e])
+        solve_dual(qp, self.solver, tol=self.tol, max_iter=self.max_iter)
+        alpha, beta = qp["x"][:n], qp["x"][n:]
+        b, b_s = (float(v) for v in qp["multipliers"])
+        coef = alpha * y
+        coef_s = (alpha + beta - C) / gam
+        f = K @ coef + b
+        xi = Ks @ coef_s + b_s
+        w_sq = float(coef @ K @ coef)
+        ws_sq = float(coef_s @ Ks @ coef_s)
+        primal_obj = 0.5 * w_sq + 0.5 * gam * ws_sq + C * xi.sum()
+        dual_obj = -qp["objective"]
+        s_a = y * f - 1.0 + xi
+        scale = max(1.0, float(np.abs(qp["x"]).max()))
+        kkt = {
+            "stationarity": float(max(abs(alpha @ y), abs((alpha + beta - C).sum()) / n)) / scale,
+            "primal_feasibility": float(max(0.0, -s_a.min(), -xi.min())),
+            "dual_feasibility": float(max(0.0, -alpha.min(), -beta.min())),
+            "complementary_slackness": float(
+                max(np.abs(alpha * s_a).max(), np.abs(beta * xi).max())
+            ) / scale,
+        }
+        primal = {"coef": coef, "intercept": b, "coef_privileged": coef_s,
+                  "intercept_privileged": b_s, "correction": xi, "alpha": alpha, "beta": beta,
+                  "primal_objective": primal_obj, "dual_objective": dual_obj}
+        if self.kernel_.kernel == "linear":
+            primal["w"] = X.T @ coef
+        gap = (primal_obj - dual_obj) / max(1.0, abs(primal_obj))
+        return _PlaneModel(X, self.kernel_, primal, qp, gap, kkt)

@@ -1,0 +1,445 @@
+"""Twin support vector classifiers: TWSVM, Pin-TWSVM, TWSVMPI, Pin-TWSVMPI.
+
+Plane ``k`` (``k = 1`` for the positive class ``A``, ``k = 2`` for the
+negative class ``B``) is ``f_k(x) = <w_k, phi(x)> + b_k``. Writing ``O`` for
+its own class and ``N`` for the other one, ``s = -1`` for plane 1 and
+``s = +1`` for plane 2 (the side of the plane the other class must lie on),
+and ``r_j = 1 - s f_k(x_j)`` for ``j in N``, the primals are
+
+Pin-TWSVM (``tau = 0``: TWSVM)::
+
+    min  rho/2 |w|^2 + 1/2 sum_{i in O} f(x_i)^2 + C sum_{j in N} xi_j
+    s.t. xi_j >= r_j,  xi_j >= -tau r_j
+
+Pin-TWSVMPI (``tau = 0``: TWSVMPI), with the correcting function
+``xi(x*) = <w*, phi*(x*)> + b*`` in place of the slacks::
+
+    min  rho/2 |w|^2 + 1/2 sum_{i in O} f(x_i)^2
+         + gamma/2 (|w*|^2 + sum_{i in O} xi(x*_i)^2) + C sum_{j in N} xi(x*_j)
+    s.t. xi(x*_j) >= r_j,  xi(x*_j) >= -tau r_j
+
+(``rho = reg``; ``gamma = correction_weight``; the paper has ``rho = 1``).
+Their duals, derived in the book, are
+
+- Pin-TWSVM: ``min 1/2 nu'Q nu - e'nu`` on the box ``-tau C <= nu <= C``;
+- Pin-TWSVMPI: ``min 1/2 (a - tau b)'Q (a - tau b) + 1/(2 gamma)
+  (a + b - Ce)'Q* (a + b - Ce) - e'a + tau e'b`` with ``a, b >= 0``,
+
+with ``Q = G S^{-1} G'`` computed by :class:`~._core.PlaneGram` (``Q*`` the
+same on the privileged kernel with ``rho = 1``). Neither has an equality
+constraint: the intercepts are inside the squared terms.
+"""
+
+import numpy as np
+
+from ._base import BaseLUPIClassifier, _check_positive, _check_tau
+from ._core import PlaneGram, split_kernel
+from ._qp import make_qp, solve_dual
+
+__all__ = [
+    "TwinSVC",
+    "PinballTwinSVC",
+    "PrivilegedTwinSVC",
+    "PrivilegedPinballTwinSVC",
+]
+
+
+class _TwinModel:
+    """A fitted binary twin model (two planes)."""
+
+    def __init__(self, X, kernel, planes, dual_problems, duality_gap, kkt):
+        self.X = X
+        self.kernel = kernel
+        self.planes = planes
+        self.primal = planes
+        self.dual_problems = tuple(dual_problems)
+        self.duality_gap = duality_gap
+        self.kkt_residuals = kkt
+
+    def plane_values(self, X):
+        K = self.kernel(X, self.X)
+        return [K @ p["coef"] + p["intercept"] for p in self.planes]
+
+    def decision_function(self, X):
+        f1, f2 = self.plane_values(X)
+        n1 = max(self.planes[0]["w_norm"], 1e-12)
+        n2 = max(self.planes[1]["w_norm"], 1e-12)
+        return np.abs(f2) / n2 - np.abs(f1) / n1
+
+
+def _merge_kkt(dicts):
+    keys = dicts[0].keys()
+    return {k: float(max(d[k] for d in dicts)) for k in keys}
+
+
+class _BaseTwin(BaseLUPIClassifier):
+    _pinball = True
+
+    def _check_params(self):
+        _check_positive(self.C1, "C1")
+        _check_positive(self.C2, "C2")
+        _check_positive(self.reg, "reg")
+        if self._pinball:
+            _check_tau(self.tau)
+        if self._uses_privileged:
+            _check_positive(self.correction_weight, "correction_weight")
+
+    @property
+    def _tau(self):
+        return float(self.tau) if self._pinball else 0.0
+
+    def _fit_binary(self, X, Xs, y01):
+        K = self.kernel_(X)
+        Ks = self.privileged_kernel_(Xs) if self._uses_privileged else None
+        pos = np.flatnonzero(y01 == 1)
+        neg = np.flatnonzero(y01 == 0)
+        planes, qps, kkts, gaps = [], [], [], []
+        for own, other, side, C in ((pos, neg, -1.0, self.C1), (neg, pos, 1.0, self.C2)):
+            plane, qp, kkt, gap = self._fit_plane(K, Ks, own, other, side, float(C))
+            planes.append(plane)
+            qps.append(qp)
+            kkts.append(kkt)
+            gaps.append(gap)
+        for p in planes:
+            if self.kernel_.kernel == "linear":
+                p["w"] = X.T @ p["coef"]
+            if self._uses_privileged and self.privileged_kernel_.kernel == "linear":
+                p["w_privileged"] = Xs.T @ p["coef_privileged"]
+        return _TwinModel(X, self.kernel_, planes, qps, float(max(gaps)), _merge_kkt(kkts))
+
+    # one plane -----------------------------------------------------------
+    def _fit_plane(self, K, Ks, own, other, side, C):
+        tau = self._tau
+        reg = float(self.reg)
+        gram = PlaneGram(*split_kernel(K, own, other), reg)
+        Q = gram.Q
+        m = other.size
+        e = np.ones(m)
+        n = K.shape[0]
+        if not self._uses_privileged:
+            qp = make_qp(Q, -e, -tau * C, C)
+            solve_dual(qp, self.solver, tol=self.tol, max_iter=self.max_iter)
+            nu = qp["x"]
+            lam = -side * nu
+            alpha = (nu + tau * C) / (1 + tau)
+            beta = C - alpha
+        else:
+            gam = float(self.correction_weight)
+            gram_s = PlaneGram(*split_kernel(Ks, own, other), 1.0)
+            Qs = gram_s.Q
+            Qse = Qs @ e
+            P = np.block([
+                [Q + Qs / gam, -tau * Q + Qs / gam],
+                [-tau * Q + Qs / gam, tau * tau * Q + Qs / gam],
+            ])
+            q = np.r_[-e - (C / gam) * Qse, tau * e - (C / gam) * Qse]
+            qp = make_qp(P, q, 0.0, np.inf, constant=C * C / (2 * gam) * (e @ Qse))
+            partner = np.r_[np.arange(m, 2 * m), np.arange(m)]
+            solve_dual(qp, self.solver, tol=self.tol, max_iter=self.max_iter, partner=partner)
+            alpha, beta = qp["x"][:m], qp["x"][m:]
+            lam = -side * (alpha - tau * beta)
+            lam_s = (C * e - alpha - beta) / gam
+        a, c, b = gram.recover(lam)
+        coef = np.zeros(n)
+        coef[own] = a
+        coef[other] = c
+        w_sq = float(coef @ K @ coef)
+        eta = K[own] @ coef + b
+        f_other = K[other] @ coef + b
+        r = 1.0 - side * f_other
+        plane = {"coef": coef, "intercept": b, "w_norm": float(np.sqrt(max(w_sq, 0.0))),
+                 "alpha": alpha, "beta": beta}
+        stat = [np.abs(reg * a + eta).max(initial=0), np.abs(reg * c + lam).max(initial=0),
+                abs(eta.sum() + lam.sum())]
+        primal_obj = 0.5 * reg * w_sq + 0.5 * eta @ eta
+        if self._uses_privileged:
+            a_s, c_s, b_s = gram_s.recover(lam_s)
+            coef_s = np.zeros(n)
+            coef_s[own] = a_s
+            coef_s[other] = c_s
+            ws_sq = float(coef_s @ Ks @ coef_s)
+            eta_s = Ks[own] @ coef_s + b_s
+            xi = Ks[other] @ coef_s + b_s
+            plane.update(coef_privileged=coef_s, intercept_privileged=b_s,
+                         correction=xi)
+            stat += [np.abs(a_s + eta_s).max(initial=0), np.abs(c_s + lam_s).max(initial=0),
+                     abs(eta_s.sum() + lam_s.sum())]
+            primal_obj += 0.5 * gam * (ws_sq + eta_s @ eta_s) + C * xi.sum()
+            dual_feas = max(0.0, -alpha.min(initial=0), -beta.min(initial=0))
+        else:
+            xi = np.maximum(r, -tau * r)
+            plane["slack"] = xi
+            primal_obj += C * xi.sum()
+            dual_feas = max(0.0, float((qp["lo"] - qp["x"]).max()), float((qp["x"] - qp["hi"]).max()))
+        s_a = xi - r
+        s_b = xi + tau * r
+        scale = max(1.0, float(np.abs(qp["x"]).max(initial=0)))
+        kkt = {
+            "stationarity": float(max(stat)) / scale,
+            "primal_feasibility": float(max(0.0, -s_a.min(initial=0), -s_b.min(initial=0))),
+            "dual_feasibility": float(dual_feas),
+            "complementary_slackness": float(
+                max(np.abs(alpha * s_a).max(initial=0), np.abs(beta * s_b).max(initial=0))
+            ) / scale,
+        }
+        dual_obj = -qp["objective"]
+        plane["primal_objective"] = float(primal_obj)
+        plane["dual_objective"] = float(dual_obj)
+        gap = (primal_obj - dual_obj) / max(1.0, abs(primal_obj))
+        return plane, qp, kkt, gap
+
+
+_COMMON_PARAMS = """
+    kernel : {"linear", "rbf", "poly"} or callable, default="rbf"
+        Kernel of the decision space (any name of :mod:`lupikit.kernels`).
+    gamma : {"scale", "auto"} or float, default="scale"
+        Kernel width, resolved as in :class:`sklearn.svm.SVC`.
+    degree : int, default=3
+        Degree of the polynomial kernel.
+    coef0 : float, default=1.0
+        Independent term of the polynomial kernel.
+    solver : {"smo", "cvxopt"}, default="smo"
+        Dual solver: our SMO (:func:`smo_solve`) or cvxopt's interior point
+        (the reference).
+    tol : float, default=1e-6
+        SMO stopping tolerance on the KKT violation (cvxopt runs with
+        ``min(1e-9, tol/1000)``).
+    max_iter : int, default=None
+        Iteration cap of the solver (a :class:`ConvergenceWarning` when hit).
+    multi_class : {"ovo", "ovr"}, default="ovo"
+        Multi-class scheme (one binary twin model per pair of classes, or
+        per class against the rest).
+"""
+
+_ATTRS = """
+    Attributes
+    ----------
+    classes_ : ndarray
+        Class labels.
+    models_ : list
+        One fitted binary model per binary problem (``problems_``).
+    dual_problems_ : tuple of DualQP
+        The two dual QPs (``P``, ``q``, ``A``, ``b``, ``lo``, ``hi``,
+        ``constant`` and the solution ``x``, ``objective``, ``n_iter``,
+        ``solve_time``); a list of such tuples with more than two classes.
+    primal_ : list of dict
+        Per plane: ``coef`` (expansion of ``w`` over the training points),
+        ``intercept``, ``w_norm``, ``alpha``, ``beta``, the primal and dual
+        objectives, and for the privileged models ``coef_privileged``,
+        ``intercept_privileged`` and ``correction`` (values of the
+        correcting function on the other class).
+    duality_gap_ : float
+        Largest relative duality gap of the two planes.
+    kkt_residuals_ : dict
+        ``stationarity``, ``primal_feasibility``, ``dual_feasibility``,
+        ``complementary_slackness`` (largest over the planes; stationarity
+        and complementarity are divided by ``max(1, max|z|)``).
+    fit_time_ : float
+        Seconds spent in the dual solver.
+"""
+
+
+class PinballTwinSVC(_BaseTwin):
+    __doc__ = f"""Twin SVM with the pinball loss (Pin-TWSVM, Mehrkanoon et al.).
+
+    Two non-parallel planes, each close to its own class; the other class is
+    pushed beyond distance 1 with the pinball loss ``L_tau`` (hinge for
+    ``tau = 0``). A point goes to the class whose plane is nearer
+    (``|f_k(x)| / ||w_k||``).
+
+    Parameters
+    ----------
+    C1, C2 : float, default=1.0
+        Loss weights of plane 1 (positive class) and plane 2.
+    tau : float, default=0.5
+        Pinball parameter in [0, 1].
+    reg : float, default=1.0
+        Weight ``rho`` of ``||w||^2``; Jayadeva's TWSVM is ``rho -> 0``, which
+        leaves ``H'H`` singular with kernels, so ``rho > 0`` is required.
+    {_COMMON_PARAMS}
+    {_ATTRS}
+    Examples
+    --------
+    >>> from sklearn.datasets import make_classification
+    >>> from lupikit.twinsvm import PinballTwinSVC
+    >>> X, y = make_classification(n_samples=80, random_state=0)
+    >>> clf = PinballTwinSVC(tau=0.2).fit(X, y)
+    >>> clf.score(X, y) > 0.8
+    True
+    >>> clf.duality_gap_ < 1e-6
+    True
+    """
+
+    def __init__(self, C1=1.0, C2=1.0, tau=0.5, reg=1.0, *, kernel="rbf", gamma="scale",
+                 degree=3, coef0=1.0, solver="smo", tol=1e-6, max_iter=None,
+                 multi_class="ovo"):
+        self.C1 = C1
+        self.C2 = C2
+        self.tau = tau
+        self.reg = reg
+        self.kernel = kernel
+        self.gamma = gamma
+        self.degree = degree
+        self.coef0 = coef0
+        self.solver = solver
+        self.tol = tol
+        self.max_iter = max_iter
+        self.multi_class = multi_class
+
+
+class TwinSVC(_BaseTwin):
+    __doc__ = f"""Twin SVM with the hinge loss (TWSVM, Jayadeva et al. 2007).
+
+    :class:`PinballTwinSVC` with ``tau = 0``.
+
+    Parameters
+    ----------
+    C1, C2 : float, default=1.0
+        Loss weights of plane 1 (positive class) and plane 2.
+    reg : float, default=1.0
+        Weight of ``||w||^2`` (the regularisation that keeps the problem
+        well posed; see :class:`PinballTwinSVC`).
+    {_COMMON_PARAMS}
+    {_ATTRS}
+    Examples
+    --------
+    >>> from sklearn.datasets import load_iris
+    >>> from lupikit.twinsvm import TwinSVC
+    >>> X, y = load_iris(return_X_y=True)
+    >>> TwinSVC().fit(X, y).score(X, y) > 0.9
+    True
+    """
+
+    _pinball = False
+
+    def __init__(self, C1=1.0, C2=1.0, reg=1.0, *, kernel="rbf", gamma="scale",
+                 degree=3, coef0=1.0, solver="smo", tol=1e-6, max_iter=None,
+                 multi_class="ovo"):
+        self.C1 = C1
+        self.C2 = C2
+        self.reg = reg
+        self.kernel = kernel
+        self.gamma = gamma
+        self.degree = degree
+        self.coef0 = coef0
+        self.solver = solver
+        self.tol = tol
+        self.max_iter = max_iter
+        self.multi_class = multi_class
+
+
+_PRIV_PARAMS = """
+    correction_weight : float, default=1.0
+        The paper's ``gamma``: weight of the correcting-space terms
+        ``|w*|^2 + sum_i xi(x*_i)^2``.
+    privileged_kernel : str or callable, default=None
+        Kernel of the correcting space; None uses ``kernel``.
+    privileged_gamma : {"scale", "auto"} or float, default="scale"
+        Width of the privileged kernel, resolved on ``X*``.
+"""
+
+
+class PrivilegedPinballTwinSVC(_BaseTwin):
+    __doc__ = f"""Pinball twin SVM with privileged information (Pin-TWSVMPI).
+
+    The slacks of :class:`PinballTwinSVC` are replaced by a correcting
+    function of the privileged features, ``xi(x*) = <w*, phi*(x*)> + b*``,
+    learned jointly (Section 3 of the paper; kernel form in the RKHS of the
+    chosen kernels). ``privileged_features`` are needed by ``fit`` only.
+
+    Parameters
+    ----------
+    C1, C2 : float, default=1.0
+        Weights of the correcting functions of plane 1 and plane 2.
+    tau : float, default=0.5
+        Pinball parameter in [0, 1]; ``tau = 0`` gives
+        :class:`PrivilegedTwinSVC`.
+    reg : float, default=1.0
+        Weight of ``||w||^2`` (1 in the paper).
+    {_PRIV_PARAMS}
+    {_COMMON_PARAMS}
+    {_ATTRS}
+    Examples
+    --------
+    >>> from lupikit.datasets import make_lupi_classification
+    >>> from lupikit.twinsvm import PrivilegedPinballTwinSVC
+    >>> X, Xs, y = make_lupi_classification(100, random_state=0)
+    >>> clf = PrivilegedPinballTwinSVC(tau=0.3).fit(X, y, privileged_features=Xs)
+    >>> clf.predict(X[:3]).shape
+    (3,)
+    >>> max(clf.kkt_residuals_.values()) < 1e-6
+    True
+    """
+
+    _uses_privileged = True
+
+    def __init__(self, C1=1.0, C2=1.0, tau=0.5, reg=1.0, correction_weight=1.0, *,
+                 kernel="rbf", gamma="scale", degree=3, coef0=1.0, privileged_kernel=None,
+                 privileged_gamma="scale", solver="smo", tol=1e-6, max_iter=None,
+                 multi_class="ovo"):
+        self.C1 = C1
+        self.C2 = C2
+        self.tau = tau
+        self.reg = reg
+        self.correction_weight = correction_weight
+        self.kernel = kernel
+        self.gamma = gamma
+        self.degree = degree
+        self.coef0 = coef0
+        self.privileged_kernel = privileged_kernel
+        self.privileged_gamma = privileged_gamma
+        self.solver = solver
+        self.tol = tol
+        self.max_iter = max_iter
+        self.multi_class = multi_class
+
+
+class PrivilegedTwinSVC(_BaseTwin):
+    __doc__ = f"""Twin SVM with privileged information and the hinge loss (TWSVMPI).
+
+    Correcting functions replace the slacks of the hinge twin SVM;
+    :class:`PrivilegedPinballTwinSVC` with ``tau = 0`` (constraint
+    ``xi(x*_j) >= 0``). This is the twin counterpart of SVM+; it is not the
+    FTWSVMPI of Qi et al. (2014), which learns the correcting functions by
+    two extra QPs.
+
+    Parameters
+    ----------
+    C1, C2 : float, default=1.0
+        Weights of the correcting functions of plane 1 and plane 2.
+    reg : float, default=1.0
+        Weight of ``||w||^2``.
+    {_PRIV_PARAMS}
+    {_COMMON_PARAMS}
+    {_ATTRS}
+    Examples
+    --------
+    >>> from lupikit.datasets import make_lupi_classification
+    >>> from lupikit.twinsvm import PrivilegedTwinSVC
+    >>> X, Xs, y = make_lupi_classification(100, random_state=0)
+    >>> clf = PrivilegedTwinSVC().fit(X, y, privileged_features=Xs)
+    >>> clf.duality_gap_ < 1e-6
+    True
+    """
+
+    _uses_privileged = True
+    _pinball = False
+
+    def __init__(self, C1=1.0, C2=1.0, reg=1.0, correction_weight=1.0, *,
+                 kernel="rbf", gamma="scale", degree=3, coef0=1.0, privileged_kernel=None,
+                 privileged_gamma="scale", solver="smo", tol=1e-6, max_iter=None,
+                 multi_class="ovo"):
+        self.C1 = C1
+        self.C2 = C2
+        self.reg = reg
+        self.correction_weight = correction_weight
+        self.kernel = kernel
+        self.gamma = gamma
+        self.degree = degree
+        self.coef0 = coef0
+        self.privileged_kernel = privileged_kernel
+        self.privileged_gamma = privileged_gamma
+        self.solver = solver
+        self.tol = tol
+        self.max_iter = max_iter
+        self.multi_class = multi_class

@@ -1,0 +1,194 @@
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+from lupikit.datasets import make_lupi_ordinal, make_ordinal_relevance
+from lupikit.metrics import mean_absolute_error, mean_zero_one_error
+from lupikit.relevance import (
+    LinearProgramError,
+    OrdinalLP,
+    OrdinalRegressionLP,
+    check_ordinal_labels,
+    solve_lp,
+)
+
+
+def _hinge_objective(model, X, yb, C, constraints):
+    """Objective recomputed from (w, thresholds) with the hinge formula."""
+    f = X @ model.coef_
+    b = model.thresholds_
+    K = b.size
+    loss = 0.0
+    for i in range(X.shape[0]):
+        ks = range(K) if constraints == "implicit" else [k for k in (yb[i] - 1, yb[i]) if 0 <= k < K]
+        for k in ks:
+            if yb[i] <= k:
+                loss += max(0.0, 1 + f[i] - b[k])
+            else:
+                loss += max(0.0, 1 - f[i] + b[k])
+    return 0.5 * np.abs(model.coef_).sum() + C * loss
+
+
+@pytest.fixture(scope="module")
+def small():
+    X, y, truth = make_ordinal_relevance(n_samples=40, n_strong=2, n_weak=2, n_irrelevant=1,
+                                         n_bins=3, noise=1.0, random_state=1)
+    return X, y
+
+
+@pytest.mark.parametrize("constraints", ["explicit", "implicit"])
+@pytest.mark.parametrize("C", [0.1, 1.0])
+def test_optimum_matches_cvxopt(small, reference_lp, constraints, C):
+    X, y = small
+    model = OrdinalRegressionLP(C=C, constraints=constraints).fit(X, y)
+    ref, _, _ = reference_lp(X, y, 3, C, constraints)
+    assert model.objective_ == pytest.approx(ref, rel=1e-6, abs=1e-7)
+    assert abs(model.duality_gap_) < 1e-6
+    # the returned (w, thresholds) attain the optimum: recompute by the hinge formula
+    assert _hinge_objective(model, X, y, C, constraints) == pytest.approx(ref, rel=1e-6, abs=1e-7)
+    assert np.all(np.diff(model.thresholds_) >= 0)
+
+
+def test_closed_form_separable():
+    # w x - b <= -1 for x = -1 and >= 1 for x = 1 force w >= 1; optimum w = 1, b = 0
+    X = np.array([[-2.0], [-1.0], [1.0], [2.0]])
+    y = np.array([0, 0, 1, 1])
+    model = OrdinalRegressionLP(C=1.0).fit(X, y)
+    assert model.objective_ == pytest.approx(0.5)
+    assert model.coef_[0] == pytest.approx(1.0)
+    assert model.thresholds_[0] == pytest.approx(0.0, abs=1e-9)
+    assert model.predict(X).tolist() == [0, 0, 1, 1]
+
+
+def test_lupi_optimum_matches_cvxopt(reference_lp):
+    X, Xs, y, _, _ = make_lupi_ordinal(n_samples=40, n_strong=2, n_weak=2, n_irrelevant=1,
+                                       n_privileged_irrelevant=1, n_bins=3, random_state=0)
+    model = OrdinalRegressionLP(C=1.0, gamma=0.5).fit(X, y, privileged_features=Xs)
+    ref, x, idx = reference_lp(X, y, 3, 1.0, "explicit", X_star=Xs, gamma=0.5)
+    assert model.objective_ == pytest.approx(ref, rel=1e-6, abs=1e-7)
+    assert model.coef_privileged_.shape == (Xs.shape[1], 2)
+    # correcting functions are non-negative where they are used
+    chi = Xs[y < 2] @ model.coef_privileged_[:, 0] + model.intercept_privileged_[0]
+    xi = Xs[y > 0] @ model.coef_privileged_[:, 1] + model.intercept_privileged_[1]
+    assert chi.min() >= -1e-7 and xi.min() >= -1e-7
+
+
+def test_implicit_sorting_keeps_optimum():
+    X, y, _ = make_ordinal_relevance(n_samples=60, n_bins=5, noise=2.0, random_state=3)
+    model = OrdinalRegressionLP(C=0.5, constraints="implicit").fit(X, y)
+    assert np.all(np.diff(model.thresholds_) >= 0)
+    assert _hinge_objective(model, X, y, 0.5, "implicit") == pytest.approx(model.objective_, rel=1e-7)
+
+
+def test_binary_is_two_bin_case(small):
+    X, y = small
+    yy = (y > 0).astype(int) + 5  # labels 5, 6
+    model = OrdinalRegressionLP(C=1.0).fit(X, yy)
+    assert model.thresholds_.shape == (1,)
+    assert set(model.predict(X)) <= {5, 6}
+    assert mean_zero_one_error(yy, model.predict(X)) < 0.3
+
+
+def test_predict_learns(small):
+    X, y, _ = make_ordinal_relevance(n_samples=200, random_state=0)
+    model = OrdinalRegressionLP(C=1.0).fit(X[:150], y[:150])
+    assert mean_absolute_error(y[150:], model.predict(X[150:])) < 0.5
+
+
+def test_label_gap_warns_and_never_predicts_missing():
+    X, y, _ = make_ordinal_relevance(n_samples=60, n_bins=4, random_state=0)
+    y = np.where(y >= 2, y + 1, y)  # labels 0, 1, 3, 4: gap at 2
+    with pytest.warns(UserWarning, match=r"gap.*\[2\]"):
+        model = OrdinalRegressionLP().fit(X, y)
+    assert model.classes_.tolist() == [0, 1, 3, 4]
+    assert 2 not in set(model.predict(X))
+
+
+@pytest.mark.parametrize("y, match", [
+    ([1, 1, 1, 1], "single class"),
+    ([1.0, 1.5, 2.0, 2.0], "integer ordinal labels"),
+    (["a", "b", "a", "b"], "integer ordinal labels"),
+    ([1, np.nan, 2, 2], "NaN"),
+])
+def test_bad_labels(y, match):
+    X = np.arange(8.0).reshape(4, 2)
+    with pytest.raises(ValueError, match=match):
+        OrdinalRegressionLP().fit(X, y)
+
+
+def test_bad_inputs():
+    X = np.arange(8.0).reshape(4, 2)
+    y = [0, 0, 1, 1]
+    with pytest.raises(ValueError, match="C must"):
+        OrdinalRegressionLP(C=0).fit(X, y)
+    with pytest.raises(ValueError, match="constraints"):
+        OrdinalRegressionLP(constraints="both").fit(X, y)
+    Xn = X.copy()
+    Xn[0, 0] = np.nan
+    with pytest.raises(ValueError, match="NaN"):
+        OrdinalRegressionLP().fit(Xn, y)
+    with pytest.raises(ValueError, match="privileged_features has 3 rows"):
+        OrdinalRegressionLP().fit(X, y, privileged_features=np.ones((3, 1)))
+    with pytest.raises(ValueError, match="explicit"):
+        OrdinalRegressionLP(constraints="implicit").fit(X, y, privileged_features=np.ones((4, 1)))
+    with pytest.raises(ValueError, match="labels but X has"):
+        OrdinalRegressionLP().fit(X, [0, 1, 1])
+
+
+def test_check_ordinal_labels_maps_bins():
+    with pytest.warns(UserWarning, match="gap"):
+        classes, yb = check_ordinal_labels(np.array([[7.0], [3.0], [5.0]]))
+    assert classes.tolist() == [3, 5, 7] and yb.tolist() == [2, 0, 1]
+
+
+def test_infeasible_and_unbounded_raise():
+    X, y, _ = make_ordinal_relevance(n_samples=30, n_bins=3, random_state=0)
+    lp = OrdinalLP(X, y, 3, 1.0)
+    mu = lp.solve_model().fun
+    with pytest.raises(LinearProgramError, match="infeasible") as info:
+        lp.solve_relevance("max", 0, 0.5 * mu)  # budget below the optimum
+    assert info.value.status == 2
+    A = sp.csc_array(np.array([[1.0, -1.0]]))
+    with pytest.raises(LinearProgramError, match="unbounded") as info:
+        solve_lp(np.array([-1.0, 0.0]), A, np.array([1.0]), np.array([[0, np.inf], [0, np.inf]]))
+    assert info.value.status == 3
+
+
+def test_relevance_lp_matches_cvxopt(small, reference_lp):
+    X, y = small
+    C, delta = 1.0, 0.2
+    lp = OrdinalLP(X, y, 3, C)
+    mu = lp.solve_model().fun
+    budget = (1 + delta) * mu
+    for j in range(X.shape[1]):
+        lo = lp.solve_relevance("min", j, budget)
+        hi = lp.solve_relevance("max", j, budget)
+
+        def obj(sign, kind):
+            def f(idx, nv):
+                c = np.zeros(nv)
+                if kind == "min":
+                    c[idx["t"][j]] = 1.0
+                else:
+                    c[idx["w"][j]] = -sign
+                return c
+            return f
+
+        ref_lo = reference_lp(X, y, 3, C, budget=budget, objective=obj(1, "min"))[0]
+        ref_hi = max(-reference_lp(X, y, 3, C, budget=budget, objective=obj(s, "max"))[0]
+                     for s in (1, -1))
+        assert lo == pytest.approx(max(ref_lo, 0), abs=1e-6)
+        assert hi == pytest.approx(ref_hi, rel=1e-6, abs=1e-6)
+        assert lo <= hi + 1e-9
+
+
+def test_warm_started_tasks_equal_cold_solves(small):
+    X, y = small
+    lp = OrdinalLP(X, y, 3, 1.0, probe=True)
+    mu = lp.solve_model().fun
+    budget = 1.1 * mu
+    tasks = [(k, j, None, None) for j in range(X.shape[1]) for k in ("min", "max")]
+    warm = lp.run_tasks(tasks, budget)
+    cold = OrdinalLP(X, y, 3, 1.0)
+    ref = [cold.solve_relevance(k, j, budget) for k, j, _, _ in tasks]
+    np.testing.assert_allclose(warm, ref, atol=1e-7)

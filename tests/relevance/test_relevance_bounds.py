@@ -1,0 +1,237 @@
+import numpy as np
+import pytest
+import sklearn
+from scipy import stats
+from sklearn.model_selection import GridSearchCV, cross_validate
+from sklearn.pipeline import make_pipeline
+
+from lupikit.datasets import make_lupi_ordinal, make_ordinal_relevance
+from lupikit.relevance import (
+    FeatureRelevanceBounds,
+    OrdinalRegressionLP,
+    classify_relevance,
+    prediction_interval,
+    select_C,
+)
+
+
+@pytest.fixture(scope="module")
+def data():
+    return make_ordinal_relevance(n_samples=150, n_strong=2, n_weak=2, n_irrelevant=4,
+                                  random_state=0)
+
+
+@pytest.fixture(scope="module")
+def fitted(data):
+    X, y, truth = data
+    return FeatureRelevanceBounds(C=1.0, n_permutations=20, random_state=0).fit(X, y)
+
+
+def test_classes_match_truth(data, fitted):
+    X, y, truth = data
+    assert fitted.relevance_classes_.tolist() == truth.tolist()
+    assert fitted.get_support().tolist() == (truth > 0).tolist()
+    assert fitted.transform(X).shape == (X.shape[0], int((truth > 0).sum()))
+    # strongly relevant features have minrel > 0, the others minrel = 0
+    assert np.all(fitted.interval_[truth == 2, 0] > 1e-3)
+    assert np.all(fitted.interval_[truth < 2, 0] == 0)
+
+
+def test_min_le_max_everywhere(fitted):
+    assert np.all(fitted.interval_[:, 0] <= fitted.interval_[:, 1] + 1e-12)
+    assert np.all(fitted.probe_values_["min"] <= fitted.probe_values_["max"] + 1e-12)
+
+
+def test_optimal_model_inside_intervals(fitted):
+    w = np.abs(fitted.estimator_.coef_) / fitted.scale_
+    assert np.all(w >= fitted.interval_[:, 0] - 1e-7)
+    assert np.all(w <= fitted.interval_[:, 1] + 1e-7)
+    assert fitted.n_lps_ == 8 * 3 + 20 * 3
+
+
+def test_exact_duplicate_becomes_weak():
+    rng = np.random.RandomState(0)
+    n = 200
+    X = rng.standard_normal((n, 4))
+    z = 2 * X[:, 0] + X[:, 1] + 0.3 * rng.standard_normal(n)
+    y = np.digitize(z, np.quantile(z, [0.33, 0.66]))
+    frb = FeatureRelevanceBounds(C=1.0, n_permutations=20, random_state=0)
+    single = frb.fit(X, y).relevance_classes_
+    assert single[0] == 2
+    Xd = np.column_stack([X, X[:, 0]])  # exact copy of feature 0
+    dup = FeatureRelevanceBounds(C=1.0, n_permutations=20, random_state=0).fit(Xd, y)
+    assert dup.relevance_classes_[0] == 1 and dup.relevance_classes_[4] == 1
+    assert dup.interval_[0, 0] == 0 and dup.interval_[4, 0] == 0
+    # together the pair carries what the single feature carried
+    assert dup.interval_[0, 1] == pytest.approx(dup.interval_[4, 1], rel=1e-6)
+
+
+def test_pure_noise_false_positive_rate():
+    # p = 0.9: a pure-noise feature is declared relevant with probability <= 0.1
+    fp, total = 0, 0
+    for seed in range(4):
+        X, y, truth = make_ordinal_relevance(n_samples=100, n_strong=2, n_weak=0,
+                                             n_irrelevant=15, n_bins=3, random_state=seed)
+        frb = FeatureRelevanceBounds(C=1.0, p=0.9, n_permutations=30,
+                                     random_state=seed).fit(X, y)
+        fp += int(np.sum(frb.relevance_classes_[truth == 0] > 0))
+        total += int(np.sum(truth == 0))
+    rate = fp / total
+    # binomial upper tolerance: rate must not exceed 0.1 by more than ~2.5 standard errors
+    assert rate <= 0.1 + 2.5 * np.sqrt(0.1 * 0.9 / total)
+
+
+def test_parallel_equals_sequential(data, fitted):
+    X, y, _ = data
+    par = FeatureRelevanceBounds(C=1.0, n_permutations=20, random_state=0, n_jobs=2).fit(X, y)
+    np.testing.assert_allclose(par.interval_, fitted.interval_, atol=1e-7)
+    np.testing.assert_allclose(par.probe_values_["max"], fitted.probe_values_["max"], atol=1e-7)
+
+
+def test_replace_probes_drop_infeasible(data):
+    X, y, truth = data
+    with pytest.warns(UserWarning, match="infeasible"):
+        frb = FeatureRelevanceBounds(C=1.0, n_permutations=20, probes="replace", delta=0.05,
+                                     random_state=0).fit(X, y)
+    assert np.isnan(frb.probe_values_["max"]).any()
+    assert frb.get_support().tolist() == (truth > 0).tolist()
+
+
+def test_choose_C_by_cv(data):
+    X, y, _ = data
+    C, scores = select_C(X, y, C_grid=[0.01, 1.0], cv=3, random_state=0)
+    assert C == 1.0 and scores[1] < scores[0]
+    frb = FeatureRelevanceBounds(C=None, C_grid=[0.01, 1.0], cv=3, n_permutations=5,
+                                 random_state=0).fit(X, y)
+    assert frb.C_ == 1.0
+
+
+def test_lupi_intervals_and_classes():
+    X, Xs, y, r, rs = make_lupi_ordinal(n_samples=150, n_strong=2, n_weak=2, n_irrelevant=3,
+                                        n_privileged_irrelevant=2, random_state=0)
+    frb = FeatureRelevanceBounds(C=1.0, n_permutations=20, random_state=0)
+    frb.fit(X, y, privileged_features=Xs)
+    assert frb.interval_privileged_.shape == (Xs.shape[1], 2)
+    assert frb.relevance_classes_privileged_.shape == (Xs.shape[1],)
+    assert np.all(frb.interval_privileged_[:, 0] <= frb.interval_privileged_[:, 1] + 1e-12)
+    # the clean signal is found relevant among the privileged features
+    assert np.all(frb.relevance_classes_privileged_[rs == 1] > 0)
+    plain = FeatureRelevanceBounds(C=1.0, n_permutations=5, random_state=0).fit(X, y)
+    assert plain.interval_privileged_ is None
+
+
+@pytest.mark.parametrize("kwargs, match", [
+    ({"p": 1.0}, "p must lie"),
+    ({"p": 0}, "p must lie"),
+    ({"n_permutations": 1}, "n_permutations"),
+    ({"delta": -0.1}, "delta"),
+    ({"probes": "swap"}, "probes"),
+    ({"C": -1.0}, "C must"),
+    ({"constraints": "x"}, "constraints"),
+])
+def test_bad_parameters(data, kwargs, match):
+    X, y, _ = data
+    with pytest.raises(ValueError, match=match):
+        FeatureRelevanceBounds(**kwargs).fit(X, y)
+
+
+def test_bad_data(data):
+    X, y, _ = data
+    frb = FeatureRelevanceBounds(C=1.0, n_permutations=2)
+    with pytest.raises(ValueError, match="single class"):
+        frb.fit(X, np.zeros(len(y)))
+    with pytest.raises(ValueError, match="integer ordinal"):
+        frb.fit(X, y + 0.5)
+    Xn = X.copy()
+    Xn[3, 1] = np.nan
+    with pytest.raises(ValueError, match="NaN"):
+        frb.fit(Xn, y)
+    with pytest.raises(ValueError, match="privileged_features has 10 rows"):
+        frb.fit(X, y, privileged_features=np.ones((10, 2)))
+
+
+def test_prediction_interval_formula():
+    v = np.array([0.1, 0.4, 0.2, 0.5, 0.3, 0.25])
+    lo, hi = prediction_interval(v, p=0.95)
+    n = v.size
+    half = stats.t(df=n - 1).ppf(0.975) * v.std(ddof=1) * np.sqrt(1 + 1 / n)
+    assert (lo, hi) == pytest.approx((v.mean() - half, v.mean() + half))
+    # Monte Carlo coverage for a normal population
+    rng = np.random.RandomState(0)
+    hits = 0
+    for _ in range(2000):
+        s = rng.standard_normal(10)
+        a, b = prediction_interval(s, p=0.9)
+        hits += a <= rng.standard_normal() <= b
+    assert abs(hits / 2000 - 0.9) < 0.025
+    with pytest.raises(ValueError, match="p must"):
+        prediction_interval(v, p=1.5)
+    with pytest.raises(ValueError, match="at least 2"):
+        prediction_interval([1.0], p=0.9)
+
+
+def test_classify_rules():
+    iv = np.array([[0.2, 0.6], [0.0, 0.6], [0.0, 0.05], [0.2, 0.05]])
+    out = classify_relevance(iv, (0.0, 0.01), (0.0, 0.1))
+    assert out.tolist() == [2, 1, 0, 0]
+
+
+@pytest.fixture
+def routing():
+    sklearn.set_config(enable_metadata_routing=True)
+    yield
+    sklearn.set_config(enable_metadata_routing=False)
+
+
+def test_metadata_routing_gridsearch(routing):
+    X, Xs, y, _, _ = make_lupi_ordinal(n_samples=90, n_strong=2, n_weak=2, n_irrelevant=2,
+                                       n_bins=3, random_state=0)
+    est = OrdinalRegressionLP().set_fit_request(privileged_features=True)
+    gs = GridSearchCV(est, {"C": [0.1, 1.0]}, cv=3).fit(X, y, privileged_features=Xs)
+    assert gs.best_estimator_.coef_privileged_.shape == (Xs.shape[1], 2)
+    # without the request, routing refuses the metadata
+    with pytest.raises(Exception, match="privileged_features"):
+        GridSearchCV(OrdinalRegressionLP(), {"C": [1.0]}, cv=3).fit(
+            X, y, privileged_features=Xs)
+
+
+def test_metadata_routing_selector_pipeline(routing):
+    X, Xs, y, _, _ = make_lupi_ordinal(n_samples=240, n_strong=2, n_weak=2, n_irrelevant=2,
+                                       random_state=0)
+    pipe = make_pipeline(
+        FeatureRelevanceBounds(C=1.0, n_permutations=4, random_state=0)
+        .set_fit_request(privileged_features=True),
+        OrdinalRegressionLP().set_fit_request(privileged_features=False),
+    )
+    res = cross_validate(pipe, X, y, cv=3, params={"privileged_features": Xs},
+                         return_estimator=True)
+    frb = res["estimator"][0][0]
+    assert frb.interval_privileged_ is not None
+    assert len(res["test_score"]) == 3
+
+
+def test_implicit_constraints_and_progress_bar(data):
+    X, y, truth = data
+    frb = FeatureRelevanceBounds(C=1.0, constraints="implicit", n_permutations=10,
+                                 random_state=0, verbose=True).fit(X, y)
+    assert frb.get_support().tolist() == (truth > 0).tolist()
+    assert np.all(np.diff(frb.estimator_.thresholds_) >= 0)
+
+
+def test_replace_probes_all_infeasible_raise():
+    # two strongly relevant features only: removing either breaks the budget at delta=0
+    rng = np.random.RandomState(0)
+    X = rng.standard_normal((80, 2))
+    y = (X[:, 0] + X[:, 1] > 0).astype(int)
+    frb = FeatureRelevanceBounds(C=10.0, delta=0.0, n_permutations=4, probes="replace",
+                                 random_state=0)
+    with pytest.raises(RuntimeError, match="feasible LP"):
+        frb.fit(X, y)
+
+
+def test_select_C_with_rare_class_uses_kfold():
+    X, y, _ = make_ordinal_relevance(n_samples=60, n_bins=3, random_state=0)
+    y = y.copy()
+    y[:2] = 3  # a level with two samples only: stratified 5-fold impossible
+    C, scores = select_C(X, y, C_grid=[0.1, 1.0], cv=5, random_state=0)
+    assert C in (0.1, 1.0) and np.all(np.isfinite(scores))

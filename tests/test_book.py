@@ -1,0 +1,167 @@
+"""The executed book builds offline, and its pages typeset math with no network.
+
+The build executes every notebook (a failing notebook fails it) and treats
+warnings as errors. The browser check loads built pages in headless Chromium
+with every host name except the local test server unresolvable, and records
+Chromium's network log to prove that the page requested nothing external.
+"""
+
+import functools
+import http.server
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+from urllib.parse import urlparse
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+HTML = ROOT / "_build" / "html"
+
+pytestmark = pytest.mark.book
+
+MATH_PAGES = ["book/intro/setting.html", "notebooks/intro/lupi_setting.html"]
+
+
+@pytest.fixture(scope="module")
+def built_book():
+    t0 = time.perf_counter()
+    proc = subprocess.run(
+        [sys.executable, str(ROOT / "tools" / "build_book.py"), "build", "--jobs", "2"],
+        cwd=ROOT, capture_output=True, text=True,
+    )
+    elapsed = time.perf_counter() - t0
+    log = proc.stdout + proc.stderr
+    (ROOT / "_build").mkdir(exist_ok=True)
+    (ROOT / "_build" / "book-build.log").write_text(log)
+    print(f"book build: {elapsed:.1f} s")
+    assert proc.returncode == 0, "book build failed:\n" + log[-20000:]
+    return HTML
+
+
+def chromium_path():
+    for name in ("chromium", "chromium-browser", "google-chrome"):
+        p = shutil.which(name)
+        if p:
+            return p
+    return None
+
+
+@pytest.fixture(scope="module")
+def chromium():
+    path = chromium_path()
+    if path is None:
+        if os.environ.get("CI"):
+            pytest.fail("chromium is required in CI (tools/ensure_chromium.sh installs it)")
+        pytest.skip("chromium is not installed (run tools/ensure_chromium.sh)")
+    return path
+
+
+class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args):
+        pass
+
+
+@pytest.fixture(scope="module")
+def server(built_book):
+    handler = functools.partial(_QuietHandler, directory=str(built_book))
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{httpd.server_address[1]}"
+    httpd.shutdown()
+
+
+def load_page(chromium_bin, url, tmp_path):
+    """Load ``url`` headless, offline; return (dom, page-initiated request URLs)."""
+    netlog = tmp_path / "netlog.json"
+    cmd = [
+        chromium_bin, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
+        "--no-first-run", "--disable-background-networking", "--disable-component-update",
+        "--disable-sync", "--disable-extensions", f"--user-data-dir={tmp_path / 'profile'}",
+        # networking disabled: no host name resolves except the local test server
+        "--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1",
+        f"--log-net-log={netlog}", "--net-log-capture-mode=Default",
+        "--virtual-time-budget=20000", "--run-all-compositor-stages-before-draw",
+        "--dump-dom", url,
+    ]
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=180)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return proc.stdout, page_requests(netlog)
+
+
+def page_requests(netlog_path):
+    """URLs of network requests made on behalf of a page (not by the browser itself)."""
+    data = json.loads(netlog_path.read_text())
+    names = {v: k for k, v in data["constants"]["logEventTypes"].items()}
+    urls = []
+    for ev in data["events"]:
+        params = ev.get("params") or {}
+        if names.get(ev["type"]) == "URL_REQUEST_START_JOB" and "url" in params:
+            # Chromium's own service requests (updates, time) have no origin.
+            if params.get("initiator") != "not an origin":
+                urls.append(params["url"])
+    return urls
+
+
+def external(urls):
+    return [u for u in urls if urlparse(u).scheme in ("http", "https", "ws", "wss")
+            and urlparse(u).hostname not in ("127.0.0.1", "localhost")]
+
+
+def test_book_builds(built_book):
+    assert (built_book / "index.html").is_file()
+    for page in MATH_PAGES:
+        assert (built_book / page).is_file(), page
+    # MathJax is shipped with the book, outside html_static_path
+    assert (built_book / "_static" / "mathjax" / "tex-chtml-full.js").is_file()
+
+
+def test_html_loads_no_external_scripts_styles_or_fonts(built_book):
+    pattern = re.compile(
+        r"""<(?:script|img|iframe)[^>]+src=["'](https?:)?//|<link[^>]+href=["'](https?:)?//[^"']+["'][^>]*>""",
+        re.I,
+    )
+    offenders = {}
+    for page in built_book.rglob("*.html"):
+        for m in pattern.finditer(page.read_text(errors="replace")):
+            tag = m.group(0)
+            if tag.lower().startswith("<link") and not re.search(r"stylesheet|preload|icon|font", tag, re.I):
+                continue
+            offenders.setdefault(str(page.relative_to(built_book)), []).append(tag[:120])
+    for css in built_book.rglob("*.css"):
+        if re.search(r"url\(\s*['\"]?https?://|@import\s+['\"]?https?://", css.read_text(errors="replace")):
+            offenders.setdefault(str(css.relative_to(built_book)), []).append("external url() in CSS")
+    assert not offenders, offenders
+
+
+@pytest.mark.parametrize("page", MATH_PAGES)
+def test_browser_typesets_math_offline(page, built_book, server, chromium, tmp_path):
+    dom, requests = load_page(chromium, f"{server}/{page}", tmp_path)
+    assert "mjx-container" in dom, "MathJax did not typeset the page"
+    n_math = dom.count("<mjx-container")
+    assert n_math >= 3, n_math
+    body = dom.split("<body", 1)[1]
+    assert "\\(" not in body and "\\[" not in body, "raw TeX delimiters left untypeset"
+    assert any("/_static/mathjax/tex-chtml-full.js" in u for u in requests), requests
+    assert external(requests) == [], external(requests)
+
+
+def test_book_opens_from_file_url(built_book, chromium, tmp_path):
+    dom, requests = load_page(chromium, (built_book / MATH_PAGES[0]).as_uri(), tmp_path)
+    assert "<mjx-container" in dom
+    assert external(requests) == []
+
+
+def test_browser_check_detects_an_external_request(chromium, tmp_path):
+    """The detector itself works: a page asking for an external script is caught."""
+    page = tmp_path / "page.html"
+    page.write_text('<html><body><p>x</p><script src="https://cdn.example.org/lib.js"></script></body></html>')
+    _, requests = load_page(chromium, page.as_uri(), tmp_path)
+    assert external(requests) == ["https://cdn.example.org/lib.js"]

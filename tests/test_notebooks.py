@@ -1,0 +1,72 @@
+"""Conventions every notebook of the book must follow."""
+
+import json
+from pathlib import Path
+
+import pytest
+import yaml
+
+from lupikit.cli import read_parameters
+
+ROOT = Path(__file__).resolve().parents[1]
+NOTEBOOKS = sorted(p for p in (ROOT / "notebooks").rglob("*.ipynb") if ".ipynb_checkpoints" not in p.parts)
+IDS = [p.relative_to(ROOT / "notebooks").with_suffix("").as_posix() for p in NOTEBOOKS]
+
+
+def toc_files():
+    toc = yaml.safe_load((ROOT / "_toc.yml").read_text())
+    files = []
+
+    def walk(node):
+        if isinstance(node, dict):
+            if "file" in node:
+                files.append(node["file"])
+            for v in node.values():
+                walk(v)
+        elif isinstance(node, list):
+            for v in node:
+                walk(v)
+
+    walk(toc)
+    return files
+
+
+def test_there_are_notebooks():
+    assert NOTEBOOKS, "no notebooks found"
+
+
+def test_every_toc_entry_exists():
+    for f in toc_files():
+        assert (ROOT / f"{f}.md").exists() or (ROOT / f"{f}.ipynb").exists(), f
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=IDS)
+def test_notebook_conventions(path):
+    nb = json.loads(path.read_text())
+    cells = nb["cells"]
+    assert nb["metadata"].get("kernelspec", {}).get("name") == "python3", "kernelspec python3"
+    assert cells[0]["cell_type"] == "markdown" and "".join(cells[0]["source"]).lstrip().startswith("# "), (
+        "a notebook starts with a Markdown title and the paper's claim"
+    )
+    code = [c for c in cells if c["cell_type"] == "code"]
+    assert not any(c.get("outputs") for c in code), "stored outputs"
+    assert not any(c.get("execution_count") for c in code), "stored execution counts"
+    tagged = [c for c in cells if "parameters" in c.get("metadata", {}).get("tags", [])]
+    assert len(tagged) == 1, "exactly one cell tagged 'parameters'"
+    params = read_parameters(path)
+    assert params, "the parameters cell declares parameters"
+    assert "preset" in params and params["preset"].default == "default", "a 'preset' parameter"
+    for p in params.values():
+        assert p.help, f"parameter {p.name} has no help comment"
+        if p.type in ("int", "float", "bool", "str", "list"):
+            expected = {"int": int, "float": (int, float), "bool": bool, "str": str, "list": list}[p.type]
+            assert isinstance(p.default, expected), f"{p.name}: default does not match its type"
+    src = "\n".join("".join(c["source"]) for c in code)
+    assert "assert " in src, "checks its claims with assert"
+    assert '"paper"' in src or "'paper'" in src, "has a paper-scale preset"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=IDS)
+def test_notebook_is_in_the_book(path):
+    rel = path.relative_to(ROOT).with_suffix("").as_posix()
+    assert rel in toc_files(), f"{rel} is not listed in _toc.yml"

@@ -1,0 +1,123 @@
+"""SMO against cvxopt and closed forms on random dual-shaped QPs."""
+
+import numpy as np
+import pytest
+from sklearn.exceptions import ConvergenceWarning
+
+from lupikit.twinsvm import cvxopt_solve, smo_solve
+from lupikit.twinsvm._qp import equality_multipliers, make_qp, solve_dual
+
+
+def _psd(n, rank, rng):
+    F = rng.normal(size=(n, rank))
+    return F @ F.T
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_box_qp_matches_cvxopt(seed):
+    rng = np.random.default_rng(seed)
+    n = 40
+    P = _psd(n, 15, rng) + 0.01 * np.eye(n)
+    q = rng.normal(size=n)
+    lo, hi = np.full(n, -0.5), np.full(n, 1.0)
+    res = smo_solve(P, q, lo, hi, tol=1e-9)
+    x_ref, _ = cvxopt_solve(P, q, lo, hi, tol=1e-10)
+    f = lambda z: 0.5 * z @ P @ z + q @ z  # noqa: E731
+    assert res.converged
+    assert abs(res.objective - f(x_ref)) <= 1e-7 * max(1.0, abs(f(x_ref)))
+    np.testing.assert_allclose(res.x, x_ref, atol=1e-4)
+
+
+def test_diagonal_box_qp_closed_form():
+    # separable: x_i = clip(-q_i / p_i, lo, hi)
+    rng = np.random.default_rng(3)
+    p = rng.uniform(0.5, 2.0, size=30)
+    q = rng.normal(scale=2.0, size=30)
+    res = smo_solve(np.diag(p), q, 0.0, 1.0, tol=1e-12)
+    np.testing.assert_allclose(res.x, np.clip(-q / p, 0.0, 1.0), atol=1e-12)
+
+
+def test_one_equality_constraint_matches_cvxopt():
+    rng = np.random.default_rng(4)
+    n = 50
+    y = np.where(rng.random(n) < 0.5, -1.0, 1.0)
+    X = rng.normal(size=(n, 3))
+    K = np.exp(-((X[:, None] - X[None]) ** 2).sum(-1))
+    P = np.outer(y, y) * K
+    q = -np.ones(n)
+    A, b = y[None, :], np.zeros(1)
+    res = smo_solve(P, q, -0.3, 1.0, A, b, tol=1e-9)
+    x_ref, _ = cvxopt_solve(P, q, np.full(n, -0.3), np.full(n, 1.0), A, b, tol=1e-10)
+    f = lambda z: 0.5 * z @ P @ z + q @ z  # noqa: E731
+    assert abs(y @ res.x) < 1e-10
+    assert abs(res.objective - f(x_ref)) <= 1e-7 * abs(f(x_ref))
+
+
+def test_two_equality_constraints_matches_cvxopt():
+    # the shape of the SVM+ dual: groups alpha(y=+1), alpha(y=-1), beta
+    rng = np.random.default_rng(5)
+    m = 25
+    y = np.where(np.arange(m) % 2 == 0, 1.0, -1.0)
+    K = np.exp(-0.5 * ((rng.normal(size=(m, 2))[:, None] - rng.normal(size=(m, 2))[None]) ** 2).sum(-1))
+    K = K @ K.T / m
+    Ks = _psd(m, 5, rng) / 5
+    C, gam = 1.0, 0.5
+    e = np.ones(m)
+    P = np.block([[np.outer(y, y) * K + Ks / gam, Ks / gam], [Ks / gam, Ks / gam]])
+    q = np.r_[-e - C / gam * Ks @ e, -C / gam * Ks @ e]
+    A = np.vstack([np.r_[y, np.zeros(m)], np.ones(2 * m)])
+    b = np.array([0.0, m * C])
+    x0 = np.r_[np.zeros(m), C * e]
+    res = smo_solve(P, q, 0.0, np.inf, A, b, x0=x0, tol=1e-9)
+    x_ref, _ = cvxopt_solve(P, q, np.zeros(2 * m), np.full(2 * m, np.inf), A, b, tol=1e-10)
+    f = lambda z: 0.5 * z @ P @ z + q @ z  # noqa: E731
+    np.testing.assert_allclose(A @ res.x, b, atol=1e-9)
+    assert abs(res.objective - f(x_ref)) <= 1e-7 * max(1.0, abs(f(x_ref)))
+
+
+def test_pure_smo_without_polishing_converges():
+    rng = np.random.default_rng(6)
+    n = 30
+    P = _psd(n, 30, rng) + np.eye(n)
+    q = rng.normal(size=n)
+    res = smo_solve(P, q, 0.0, 2.0, tol=1e-8, polish_every=0, trace_every=1)
+    x_ref, _ = cvxopt_solve(P, q, np.zeros(n), np.full(n, 2.0), tol=1e-11)
+    np.testing.assert_allclose(res.x, x_ref, atol=1e-5)
+    objs = [t[1] for t in res.trace]
+    assert all(b <= a + 1e-12 for a, b in zip(objs, objs[1:]))  # monotone descent
+
+
+def test_max_iter_gives_convergence_warning():
+    rng = np.random.default_rng(7)
+    P = _psd(20, 20, rng)
+    q = rng.normal(size=20) * 10
+    with pytest.warns(ConvergenceWarning, match="max_iter"):
+        res = smo_solve(P, q, 0.0, 1.0, max_iter=2, polish_every=0)
+    assert not res.converged and res.n_iter == 2
+
+
+def test_infeasible_start_is_rejected():
+    with pytest.raises(ValueError, match="x0"):
+        smo_solve(np.eye(2), np.zeros(2), 0.0, 1.0, x0=np.array([2.0, 0.0]))
+    with pytest.raises(ValueError, match="x0"):
+        smo_solve(np.eye(2), np.zeros(2), 0.0, 1.0, np.ones((1, 2)), np.ones(1))
+
+
+def test_equality_multipliers_recover_intercept():
+    # 1-D SVM: points at -1 and +1; the multiplier of y'a = 0 is b = 0 by symmetry,
+    # and shifting both points by s gives b = -s.
+    for s in (0.0, 0.7):
+        X = np.array([-1.0, 1.0]) + s
+        y = np.array([-1.0, 1.0])
+        P = np.outer(y, y) * np.outer(X, X)
+        qp = make_qp(P, -np.ones(2), 0.0, 10.0, A=y[None, :], b=[0.0])
+        solve_dual(qp, "cvxopt")
+        nu, viol = equality_multipliers(qp, qp["x"])
+        assert viol < 1e-6
+        assert nu[0] == pytest.approx(-s, abs=1e-6)
+
+
+def test_unknown_solver():
+    qp = make_qp(np.eye(2), np.zeros(2), 0.0, 1.0)
+    with pytest.raises(ValueError, match="solver"):
+        solve_dual(qp, "newton")
