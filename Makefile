@@ -15,7 +15,7 @@ export OMP_NUM_THREADS ?= 1
 export OPENBLAS_NUM_THREADS ?= 1
 export MKL_NUM_THREADS ?= 1
 
-.PHONY: help install book book-fast test test-lib test-notebooks clean
+.PHONY: help install book test test-lib test-notebooks clean
 
 help:
 	@echo "make book   - install into $(VENV), execute every notebook, build _build/html (prints index.html)"
@@ -42,7 +42,7 @@ book: $(STAMP)
 
 test: $(STAMP)
 	bash tools/ensure_chromium.sh
-	$(BIN)/python -m pytest -n $(JOBS) --dist loadgroup --nbval-lax tests notebooks
+	$(BIN)/python -m pytest -n $(JOBS) --dist loadfile --nbval-lax tests notebooks
 
 test-lib: $(STAMP)
 	$(BIN)/python -m pytest -n $(JOBS) tests -m "not book"

@@ -147,3 +147,18 @@ def test_bad_inputs_estimators():
         m.predict(X[:3], sensitive_features=[0.0, np.nan, 1.0])
     with pytest.raises(ValueError, match="sensitive_features is required"):
         m.predict(X[:3])
+
+
+def test_markov_svc_uses_plain_kernel_for_training():
+    rng = np.random.default_rng(9)
+    S = rng.integers(0, 2, 200).astype(float)
+    X = np.c_[rng.normal(size=200) + S, rng.normal(size=200)]
+    y = (X[:, 0] > 0.5).astype(int)
+    clf = ObliviousSVC(C=1.0, gamma=0.5, markov=True, random_state=1).fit(
+        X, y, sensitive_features=S)
+    f = clf.fit_indices_
+    ref = SVC(C=1.0, kernel="precomputed").fit(rbf_kernel(X[f], gamma=0.5), y[f])
+    Xn, Sn = X[:20], S[:20]
+    C = clf.kernel_.cross(Xn, Sn, X[f])  # <Z_new, phi(x_i)>
+    np.testing.assert_allclose(clf.decision_function(Xn, sensitive_features=Sn),
+                               ref.decision_function(C), atol=1e-8)

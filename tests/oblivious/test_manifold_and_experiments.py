@@ -84,3 +84,16 @@ def test_embedding_error_closed_form_terms():
     assert embedding_error(4000, random_state=0) < embedding_error(100, random_state=0)
     assert embedding_error(4000, s_dim=1, random_state=0) < embedding_error(
         100, s_dim=1, random_state=0)
+
+
+def test_fairness_metrics_brute_force():
+    from lupikit.metrics import demographic_parity_difference, deo
+
+    rng = np.random.default_rng(4)
+    y = rng.integers(0, 2, 500)
+    p = rng.integers(0, 2, 500)
+    s = rng.integers(0, 2, 500)
+    tpr = [np.sum((p == 1) & (y == 1) & (s == g)) / np.sum((y == 1) & (s == g)) for g in (0, 1)]
+    assert deo(y, p, s) == pytest.approx(abs(tpr[0] - tpr[1]))
+    rate = [np.sum((p == 1) & (s == g)) / np.sum(s == g) for g in (0, 1)]
+    assert demographic_parity_difference(p, s) == pytest.approx(abs(rate[0] - rate[1]))
