@@ -6,10 +6,12 @@ KbPIB fits 200 teacher trees on X* and 200 student trees on X; JPIB fits 200
 trees on X and 200 on X*; both therefore count 400 trees. The target is a
 per-tree fit time at most 1.3x that of ``GradientBoostingClassifier``.
 
-Each estimator is timed ``--repeats`` times (best time kept) in one run, so
-the ratios share the machine's load. Run::
+The estimators are timed round-robin, ``--repeats`` rounds, and the best
+time of each is kept, so that all ratios share the machine's load even when
+it drifts during the run. ``--all`` adds gradient-leaf variants and the
+soft-label baseline. Run::
 
-    python benchmarks/bench_boosting.py [--n-samples 20000] [--repeats 3]
+    python benchmarks/bench_boosting.py [--n-samples 20000] [--repeats 3] [--all]
 
 The last lines printed are the ratios.
 """
@@ -23,14 +25,11 @@ from lupikit.boosting import PrivilegedBoostingClassifier, SoftLabelBoostingClas
 from lupikit.datasets import make_lupi_classification
 
 
-def best_time(make, fit_kw, X, y, repeats):
-    times = []
-    for _ in range(repeats):
-        est = make()
-        t0 = time.perf_counter()
-        est.fit(X, y, **fit_kw)
-        times.append(time.perf_counter() - t0)
-    return min(times), est
+def fit_time(make, fit_kw, X, y):
+    est = make()
+    t0 = time.perf_counter()
+    est.fit(X, y, **fit_kw)
+    return time.perf_counter() - t0
 
 
 def main():
@@ -38,6 +37,7 @@ def main():
     ap.add_argument("--n-samples", type=int, default=20000)
     ap.add_argument("--n-estimators", type=int, default=200)
     ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--all", action="store_true", help="also time the variants")
     args = ap.parse_args()
     X, Xs, y = make_lupi_classification(args.n_samples, 20, 5, random_state=0)
     T = args.n_estimators
@@ -48,6 +48,8 @@ def main():
         "NF (newton)": (lambda: PrivilegedBoostingClassifier(mode="nf", **common), {}, T),
         "KbPIB (newton)": (lambda: PrivilegedBoostingClassifier(mode="kbpib", **common), priv, 2 * T),
         "JPIB (newton)": (lambda: PrivilegedBoostingClassifier(mode="jpib", **common), priv, 2 * T),
+    }
+    extra = {
         "KbPIB (gradient leaves)": (
             lambda: PrivilegedBoostingClassifier(mode="kbpib", leaf_values="gradient", **common),
             priv, 2 * T),
@@ -56,12 +58,18 @@ def main():
             priv, 2 * T),
         "soft labels (GBC teacher)": (lambda: SoftLabelBoostingClassifier(**common), priv, 2 * T),
     }
+    if args.all:
+        runs.update(extra)
+    times = {name: [] for name in runs}
+    for _ in range(args.repeats):
+        for name, (make, kw, _n) in runs.items():
+            times[name].append(fit_time(make, kw, X, y))
     per_tree = {}
     print(f"data: {X.shape[0]} x {X.shape[1]} regular + {Xs.shape[1]} privileged, "
-          f"{T} iterations of depth-3 trees, best of {args.repeats}")
+          f"{T} iterations of depth-3 trees, best of {args.repeats} round-robin rounds")
     print(f"{'estimator':28s} {'fit [s]':>8s} {'trees':>6s} {'ms/tree':>8s}")
-    for name, (make, kw, n_trees) in runs.items():
-        t, _ = best_time(make, kw, X, y, args.repeats)
+    for name, (_make, _kw, n_trees) in runs.items():
+        t = min(times[name])
         per_tree[name] = t / n_trees
         print(f"{name:28s} {t:8.3f} {n_trees:6d} {1e3 * t / n_trees:8.3f}")
     ref = per_tree["sklearn GBC"]

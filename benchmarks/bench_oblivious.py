@@ -110,7 +110,7 @@ def main():
     ours()  # warm-up
     floor()
     t_floor, t_ours = [], []
-    for _ in range(3):  # interleave to share the machine's noise
+    for _ in range(7):  # interleave to share the machine's noise
         t_floor.append(best_of(floor, 1))
         t_ours.append(best_of(ours, 1))
     tf, to = min(t_floor), min(t_ours)

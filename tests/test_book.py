@@ -123,6 +123,25 @@ def test_book_builds(built_book):
     assert (built_book / "_static" / "mathjax" / "tex-chtml-full.js").is_file()
 
 
+def test_every_notebook_runs_under_a_minute(built_book):
+    """Default parameters run in under 60 s (timed by the book's executor)."""
+    from jupyter_cache import get_cache
+
+    cache = get_cache(str(ROOT / "_build" / ".jupyter_cache"))
+    times = {}
+    for record in cache.list_project_records():
+        cached = cache.get_cached_project_nb(record.uri)
+        if cached is not None:
+            times[Path(record.uri).relative_to(ROOT / "notebooks").as_posix()] = cached.data.get(
+                "execution_seconds", float("nan")
+            )
+    for name, sec in sorted(times.items()):
+        print(f"{name:<40} {sec:6.1f} s")
+    assert times, "no executed notebooks recorded"
+    slow = {k: v for k, v in times.items() if v > 60}
+    assert not slow, f"notebooks slower than 60 s with default parameters: {slow}"
+
+
 def test_html_loads_no_external_scripts_styles_or_fonts(built_book):
     pattern = re.compile(
         r"""<(?:script|img|iframe)[^>]+src=["'](https?:)?//|<link[^>]+href=["'](https?:)?//[^"']+["'][^>]*>""",

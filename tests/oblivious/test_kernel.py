@@ -202,3 +202,17 @@ def test_bad_inputs():
     O = okf.gram(X[:1], [7.0])
     rho = rbf_kernel(X[:1], Xe, gamma=1.0).mean()
     assert O[0, 0] == pytest.approx(1.0 + 2 * rho + rbf_kernel(Xe, gamma=1.0).mean())
+
+
+def test_blocked_products_match(monkeypatch):
+    # the row-blocked K(X, X_est) @ V used for large samples gives the same O
+    import lupikit.oblivious._kernel as kmod
+
+    X, S, Xe, Se = _data(300, 400, seed=8)
+    ref = ObliviousKernel(gamma=0.5).fit(Xe, Se)
+    O_ref, C_ref = ref.gram(X, S), ref.cross(X[:50], S[:50], X)
+    monkeypatch.setattr(kmod, "_BLOCK_ENTRIES", 400 * 7)  # forces blocks of 256 rows
+    ok = ObliviousKernel(gamma=0.5).fit(Xe, Se)
+    np.testing.assert_allclose(ok.offset_gram_, ref.offset_gram_, atol=1e-12)
+    np.testing.assert_allclose(ok.gram(X, S), O_ref, atol=1e-12)
+    np.testing.assert_allclose(ok.cross(X[:50], S[:50], X), C_ref, atol=1e-12)

@@ -37,6 +37,8 @@ from ._partition import CellPartition
 __all__ = ["ObliviousKernel"]
 
 _USES_GAMMA = {"rbf", "poly", "sigmoid", "laplacian", "chi2"}
+# kernel blocks against the estimation sample hold at most this many entries
+_BLOCK_ENTRIES = 2**19
 
 
 def _add_outer(K, A, B):
@@ -107,15 +109,15 @@ class ObliviousKernel(BaseEstimator):
     partition_ : CellPartition
         The fitted partition.
     n_cells_ : int
-        Number of occupied cells.
-    cell_counts_ : ndarray of shape (n_cells_,)
+        Number of occupied cells (``n_cells`` in the shapes below).
+    cell_counts_ : ndarray of shape (n_cells,)
         Estimation points per cell, :math:`|I_a|`.
     gamma_ : float or None
         Resolved kernel width.
-    coef_matrix_ : ndarray of shape (m, n_cells_ + 1)
+    coef_matrix_ : ndarray of shape (m, n_cells + 1)
         :math:`V`, with :math:`D_a = \\hat\\mu - \\hat\\mu_a = \\sum_u V_{ua}
         \\varphi(x_u)`; the last column is the empty cell.
-    offset_gram_ : ndarray of shape (n_cells_ + 1, n_cells_ + 1)
+    offset_gram_ : ndarray of shape (n_cells + 1, n_cells + 1)
         :math:`G_{ab} = \\langle D_a, D_b\\rangle`.
 
     Examples
@@ -161,6 +163,17 @@ class ObliviousKernel(BaseEstimator):
         return kernel_matrix(
             A, B, kernel=self.kernel, gamma=self.gamma_, degree=self.degree, coef0=self.coef0
         )
+
+    def _kv(self, X, X_est, V):
+        """``K(X, X_est) @ V`` in row blocks, so memory stays O(block x m)."""
+        m = X_est.shape[0]
+        step = max(256, _BLOCK_ENTRIES // max(m, 1))
+        if X.shape[0] <= step:
+            return self._k(X, X_est) @ V
+        out = np.empty((X.shape[0], V.shape[1]))
+        for start in range(0, X.shape[0], step):
+            out[start:start + step] = self._k(X[start:start + step], X_est) @ V
+        return out
 
     def _check_X(self, X, name="X"):
         X = check_array(X, dtype=np.float64, input_name=name)
@@ -213,7 +226,7 @@ class ObliviousKernel(BaseEstimator):
         V[:, :L] = 1.0 / m
         V[np.arange(m), cells] -= 1.0 / counts[cells]
         V[:, L] = 1.0 / m if self.empty_cell == "zero" else 0.0
-        KV = self._k(X) @ V
+        KV = self._kv(X, X, V)
         G = V.T @ KV
         self.offset_gram_ = 0.5 * (G + G.T)
         self.coef_matrix_ = V
@@ -246,7 +259,7 @@ class ObliviousKernel(BaseEstimator):
         X = self._check_X(X, name)
         S = check_sensitive_features(S, X.shape[0])
         cells = self.partition_.transform(S)
-        P = self._k(X, self.X_est_) @ self.coef_matrix_
+        P = self._kv(X, self.X_est_, self.coef_matrix_)
         return X, cells, P
 
     def gram(self, X, sensitive_features):
@@ -294,7 +307,7 @@ class ObliviousKernel(BaseEstimator):
         L1 = self.n_cells_ + 1
         En = _one_hot(bn, L1)
         if S is None:
-            P = self._k(X, self.X_est_) @ self.coef_matrix_
+            P = self._kv(X, self.X_est_, self.coef_matrix_)
             return _add_outer(K, En, P)
         X, b, P = self._prepare(X, S)
         E = _one_hot(b, L1)

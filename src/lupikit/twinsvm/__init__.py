@@ -15,6 +15,7 @@ KKT residuals. Solvers: ``"smo"`` (:func:`smo_solve`) and ``"cvxopt"``.
 provides them (Section 5.1).
 """
 
+from ._experiments import cross_validate_lupi, holdout_tune
 from ._losses import hinge_loss, linear_loss, pinball_loss, quadratic_loss
 from ._primal import solve_primal
 from ._privileged import PCAPrivileged, PCAPrivilegedClassifier
@@ -41,4 +42,6 @@ __all__ = [
     "hinge_loss",
     "quadratic_loss",
     "pinball_loss",
+    "holdout_tune",
+    "cross_validate_lupi",
 ]

@@ -247,7 +247,7 @@ def _smo_impl(
         return float(0.5 * x @ (g + q))
 
     if polish_every is None:
-        polish_every = max(200, 2 * n) if A.shape[0] == 0 else max(50, n // 4)
+        polish_every = max(50, n // 4)
     n_iter = 0
     violation = np.inf
     converged = False
