@@ -24,7 +24,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["Parameter", "read_parameters", "find_notebooks_dir", "resolve_notebook", "main"]
+__all__ = ["CLIError", "Parameter", "read_parameters", "find_notebooks_dir", "resolve_notebook", "main"]
 
 _TYPES = {"int": int, "float": float, "bool": bool, "str": str, "list": list}
 

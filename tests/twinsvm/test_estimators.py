@@ -126,10 +126,7 @@ def test_bad_inputs(lupi, cls):
 def test_multiclass_with_privileged_features(cls, multi_class):
     X, y = load_iris(return_X_y=True)
     Xs = PCAPrivileged(n_components=2).fit_transform(X)
-    # SVM+ with SMO is slow on the degenerate (separable) setosa problems;
-    # the multi-class logic is what is tested here
-    kw = {"solver": "cvxopt"} if cls is SVMPlus else {}
-    est = cls(multi_class=multi_class, **kw).fit(X, y, privileged_features=Xs)
+    est = cls(multi_class=multi_class).fit(X, y, privileged_features=Xs)
     assert est.decision_function(X).shape == (150, 3)
     assert est.score(X, y) > 0.9
     n_models = 3

@@ -129,7 +129,7 @@ class PrivilegedBoostingClassifier(_BaseGradientBoosting):
     classes_ : ndarray of shape (n_classes,)
     n_classes_ : int
     n_features_in_ : int
-    estimators_ : ndarray of DecisionTreeRegressor, shape (n_estimators_, K)
+    estimators_ : ndarray of DecisionTreeRegressor, shape (n_estimators, K) with ``n_estimators = n_estimators_``
         Student trees (``K = 1`` for two classes).
     privileged_estimators_ : ndarray of DecisionTreeRegressor
         JPIB only: the trees on ``X*``.

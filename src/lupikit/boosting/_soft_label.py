@@ -48,9 +48,20 @@ min_samples_leaf, validation_fraction, n_iter_no_change, tol, random_state
 
     Attributes
     ----------
-    classes_, n_classes_, n_features_in_, estimators_, n_estimators_, \
-best_iteration_, validation_score_
-        As in :class:`PrivilegedBoostingClassifier`.
+    classes_ : ndarray of shape (n_classes,)
+        Class labels, as in :class:`PrivilegedBoostingClassifier`.
+    n_classes_ : int
+        Number of classes.
+    n_features_in_ : int
+        Number of features seen in ``fit``.
+    estimators_ : ndarray of DecisionTreeRegressor
+        The trees, as in :class:`PrivilegedBoostingClassifier`.
+    n_estimators_ : int
+        Number of iterations kept.
+    best_iteration_ : int
+        Best validation iteration (with early stopping).
+    validation_score_ : ndarray
+        Validation log-loss per iteration, as in :class:`PrivilegedBoostingClassifier`.
     train_score_ : ndarray of shape (n_iterations,)
         Mean cross-entropy to the soft labels per iteration.
     teacher_ : estimator

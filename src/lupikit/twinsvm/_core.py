@@ -34,7 +34,7 @@ Jayadeva et al., whose ``H'H`` is singular in kernel form).
 """
 
 import numpy as np
-from scipy.linalg import cho_factor, cho_solve
+from scipy.linalg import cho_factor, cho_solve, solve_triangular
 
 __all__ = ["PlaneGram"]
 
@@ -55,20 +55,25 @@ class PlaneGram:
         m_o = K_oo.shape[0]
         M = K_oo + reg * np.eye(m_o)
         self._cho = cho_factor(M, lower=True, check_finite=False)
-        e_o = np.ones(m_o)
-        self.R = cho_solve(self._cho, K_on, check_finite=False)  # M^{-1} K_on
-        self.r = cho_solve(self._cho, e_o, check_finite=False)  # M^{-1} e
+        L = np.tril(self._cho[0])
+        self._K_on = K_on
+        # W = L^{-1} K_on, so that K_no M^{-1} K_on = W'W (one triangular solve)
+        W = solve_triangular(L, K_on, lower=True, check_finite=False)
+        self.r = cho_solve(self._cho, np.ones(m_o), check_finite=False)  # M^{-1} e
         self.s = float(self.r.sum())
         self.v = (K_on.T @ self.r - 1.0) / (reg * self.s)
-        Q = (K_nn - K_on.T @ self.R) / reg + reg * self.s * np.outer(self.v, self.v)
+        Q = K_nn - W.T @ W
+        Q /= reg
+        Q += (reg * self.s) * np.outer(self.v, self.v)
         self.Q = 0.5 * (Q + Q.T)
         self.reg = reg
 
     def recover(self, lam):
         """Coefficients ``(a, c, b)`` of ``w = Phi_O'a + Phi_N'c`` and ``b``."""
+        lam = np.asarray(lam, dtype=np.float64)
         b = float(self.v @ lam)
-        eta = -self.R @ lam + self.reg * b * self.r
-        return -eta / self.reg, -np.asarray(lam) / self.reg, b
+        eta = -cho_solve(self._cho, self._K_on @ lam, check_finite=False) + self.reg * b * self.r
+        return -eta / self.reg, -lam / self.reg, b
 
 
 def split_kernel(K, own, other):

@@ -160,7 +160,8 @@ def equality_multipliers(qp, x, *, rtol=1e-8):
     return nu, float(res.x[r])
 
 
-def solve_dual(qp, solver="smo", *, tol=1e-6, max_iter=None, trace_every=0, partner=None):
+def solve_dual(qp, solver="smo", *, tol=1e-6, max_iter=None, trace_every=0, partner=None,
+               polish_every=None):
     """Solve a :class:`DualQP` in place and return it.
 
     Parameters
@@ -168,11 +169,11 @@ def solve_dual(qp, solver="smo", *, tol=1e-6, max_iter=None, trace_every=0, part
     qp : DualQP
     solver : {"smo", "cvxopt"}, default="smo"
     tol : float, default=1e-6
-        SMO: KKT-violation tolerance. cvxopt: its absolute/relative/feasibility
-        tolerances are set to ``min(tol, 1e-8) * 1e-1``... see notes.
+        SMO: KKT-violation tolerance. cvxopt: see the notes.
     max_iter : int, default=None
     trace_every : int, default=0
         SMO only: record the objective every that many iterations.
+    partner, polish_every : see :func:`smo_solve` (SMO only).
 
     Notes
     -----
@@ -186,7 +187,8 @@ def solve_dual(qp, solver="smo", *, tol=1e-6, max_iter=None, trace_every=0, part
     b = qp["b"] if qp["A"].shape[0] else None
     if solver == "smo":
         res = smo_solve(qp["P"], qp["q"], qp["lo"], qp["hi"], A, b, x0=qp["x0"], tol=tol,
-                        max_iter=max_iter, trace_every=trace_every, partner=partner)
+                        max_iter=max_iter, trace_every=trace_every, partner=partner,
+                         polish_every=polish_every)
         x, n_iter = res.x, res.n_iter
         qp["trace"] = [(it, obj + qp["constant"], v) for it, obj, v in res.trace]
         qp["converged"] = res.converged

@@ -181,7 +181,8 @@ def _smo_impl(
         and stopping at the first bound it meets (an active-set step). SMO
         identifies the active bounds quickly but converges slowly on the free
         variables when ``P`` is ill-conditioned; the Newton step finishes that
-        part. None means ``max(50, n // 4)``; 0 disables it (pure SMO).
+        part. None means ``max(50, n // 4)`` without equality constraints and
+        ``max(10, n // 40)`` with them; 0 disables it (pure SMO).
 
     Returns
     -------
@@ -247,7 +248,7 @@ def _smo_impl(
         return float(0.5 * x @ (g + q))
 
     if polish_every is None:
-        polish_every = max(50, n // 4)
+        polish_every = max(50, n // 4) if A.shape[0] == 0 else max(10, n // 40)
     n_iter = 0
     violation = np.inf
     converged = False

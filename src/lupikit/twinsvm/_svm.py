@@ -54,8 +54,8 @@ class PinballSVC(BaseLUPIClassifier):
     {_COMMON_PARAMS}
     Attributes
     ----------
-    classes_, models_, dual_problems_, primal_, duality_gap_, kkt_residuals_,
-    fit_time_ : as in :class:`PinballTwinSVC`, with one dual QP and one plane
+    classes_, models_, dual_problems_, primal_, duality_gap_, kkt_residuals_, fit_time_
+        As in :class:`PinballTwinSVC`, with one dual QP and one plane
         (``primal_[0]["coef"]`` is ``lam * y``).
 
     Examples
@@ -113,10 +113,10 @@ class PinballSVC(BaseLUPIClassifier):
             ) / scale,
         }
         primal = {"coef": coef, "intercept": b, "slack": xi,
-                  "primal_objective": primal_obj, "dual_objective": dual_obj}
+                  "primal_objective": float(primal_obj), "dual_objective": float(dual_obj)}
         if self.kernel_.kernel == "linear":
             primal["w"] = X.T @ coef
-        gap = (primal_obj - dual_obj) / max(1.0, abs(primal_obj))
+        gap = float((primal_obj - dual_obj) / max(1.0, abs(primal_obj)))
         return _PlaneModel(X, self.kernel_, primal, qp, gap, kkt)
 
 
@@ -136,8 +136,8 @@ class SVMPlus(BaseLUPIClassifier):
     {_COMMON_PARAMS}
     Attributes
     ----------
-    classes_, models_, dual_problems_, primal_, duality_gap_, kkt_residuals_,
-    fit_time_ : as in :class:`PinballTwinSVC`, with one dual QP (variables
+    classes_, models_, dual_problems_, primal_, duality_gap_, kkt_residuals_, fit_time_
+        As in :class:`PinballTwinSVC`, with one dual QP (variables
         ``(alpha, beta)``) and one plane.
 
     Examples
@@ -211,8 +211,8 @@ class SVMPlus(BaseLUPIClassifier):
         }
         primal = {"coef": coef, "intercept": b, "coef_privileged": coef_s,
                   "intercept_privileged": b_s, "correction": xi, "alpha": alpha, "beta": beta,
-                  "primal_objective": primal_obj, "dual_objective": dual_obj}
+                  "primal_objective": float(primal_obj), "dual_objective": float(dual_obj)}
         if self.kernel_.kernel == "linear":
             primal["w"] = X.T @ coef
-        gap = (primal_obj - dual_obj) / max(1.0, abs(primal_obj))
+        gap = float((primal_obj - dual_obj) / max(1.0, abs(primal_obj)))
         return _PlaneModel(X, self.kernel_, primal, qp, gap, kkt)
