@@ -8,11 +8,18 @@ never into lupikit's: by default ``/tmp/lupikit-fri-venv``, or the path in
 
 Both sides get the same standardised data (n = 300, d = 20: 3 strongly
 relevant, 4 weakly relevant in redundant pairs, 13 irrelevant; and the LUPI
-variant with 8 privileged features), choose C by their own cross-validation,
-and run on one core (``n_jobs=1``). We time the end-to-end ``fit`` and score
-the selected features (relevant vs irrelevant) against the truth with F1.
-Runs alternate between the two packages so that load on the machine affects
-both alike; medians are reported. The last lines print the ratios.
+variant with 8 privileged features), choose their hyper-parameters by their
+own cross-validation (lupikit: C, and for LUPI C and gamma jointly), and run
+on one core: ``n_jobs=1`` and ``OPENBLAS_NUM_THREADS=OMP_NUM_THREADS=1`` in
+both subprocesses (BLAS threads spinning next to other processes on a small
+machine slow small problems down badly, for both packages alike). Each fit
+runs in a fresh subprocess of its own environment; we time the end-to-end
+``fit`` inside it and score the selected features (relevant vs irrelevant)
+against the truth with F1. Runs alternate between the two packages so that
+load on the machine affects both alike; medians of the times and means of the
+F1 values are reported. lupikit runs with its documented defaults (delta=0.1,
+p=0.999, n_permutations=50); fri with its own defaults. The last lines print
+the ratios, one line per data set.
 
 Usage: ``python benchmarks/bench_relevance.py [n_repeats]``.
 """
@@ -22,7 +29,6 @@ import os
 import subprocess
 import sys
 import tempfile
-import time
 import venv
 from pathlib import Path
 
@@ -31,7 +37,6 @@ from sklearn.metrics import f1_score
 from sklearn.preprocessing import StandardScaler
 
 from lupikit.datasets import make_lupi_ordinal, make_ordinal_relevance
-from lupikit.relevance import FeatureRelevanceBounds
 
 FRI_VENV = Path(os.environ.get("LUPIKIT_FRI_VENV", "/tmp/lupikit-fri-venv"))
 # measured to work together on Python 3.11 (cvxpy 1.7.5 still solves with ECOS 2.0.14)
@@ -72,8 +77,32 @@ def fri_python():
     return py
 
 
-def run_fri(py, path, worker):
-    out = subprocess.run([str(py), worker, path], capture_output=True, text=True, check=True)
+LUPIKIT_WORKER = r'''
+import json, sys, time, warnings
+warnings.filterwarnings("ignore")
+import numpy as np
+
+data = np.load(sys.argv[1])
+X, y = data["X"], data["y"]
+t0 = time.perf_counter()
+frb = FeatureRelevanceBounds(random_state=0, n_jobs=1)
+if "Xs" in data.files:
+    frb.fit(X, y, privileged_features=data["Xs"])
+    classes = np.r_[frb.relevance_classes_, frb.relevance_classes_privileged_]
+else:
+    frb.fit(X, y)
+    classes = frb.relevance_classes_
+seconds = time.perf_counter() - t0
+print(json.dumps({"seconds": seconds, "classes": [int(c) for c in classes]}))
+'''
+
+#: one core and one BLAS thread for both sides
+ENV = dict(os.environ, OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1", MKL_NUM_THREADS="1")
+
+
+def run_worker(py, worker, path):
+    out = subprocess.run([str(py), worker, path], capture_output=True, text=True, check=True,
+                         env=ENV)
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
@@ -89,41 +118,32 @@ def datasets(seed):
     }
 
 
-def run_lupikit(d):
-    t0 = time.perf_counter()
-    frb = FeatureRelevanceBounds(random_state=0, n_jobs=1)
-    if "Xs" in d:
-        frb.fit(d["X"], d["y"], privileged_features=d["Xs"])
-        classes = np.r_[frb.relevance_classes_, frb.relevance_classes_privileged_]
-    else:
-        frb.fit(d["X"], d["y"])
-        classes = frb.relevance_classes_
-    return {"seconds": time.perf_counter() - t0, "classes": classes.tolist()}
-
-
 def main(n_repeats=3):
     py = fri_python()
     results = {k: {"lupikit": [], "fri": [], "f1_lupikit": [], "f1_fri": []} for k in ("ordinal", "lupi")}
     with tempfile.TemporaryDirectory() as tmp:
-        worker = os.path.join(tmp, "fri_worker.py")
-        Path(worker).write_text(WORKER)
+        workers = {"fri": (py, os.path.join(tmp, "fri_worker.py")),
+                   "lupikit": (sys.executable, os.path.join(tmp, "lupikit_worker.py"))}
+        Path(workers["fri"][1]).write_text(WORKER)
+        Path(workers["lupikit"][1]).write_text(LUPIKIT_WORKER)
         for seed in range(n_repeats):
             for name, d in datasets(seed).items():
                 path = os.path.join(tmp, f"{name}_{seed}.npz")
                 np.savez(path, **{k: v for k, v in d.items() if k != "truth"})
                 order = ("lupikit", "fri") if seed % 2 == 0 else ("fri", "lupikit")
                 for who in order:
-                    res = run_lupikit(d) if who == "lupikit" else run_fri(py, path, worker)
+                    res = run_worker(*workers[who], path)
                     f1 = f1_score(d["truth"] > 0, np.asarray(res["classes"]) > 0)
                     results[name][who].append(res["seconds"])
                     results[name][f"f1_{who}"].append(f1)
                     print(f"{name:8s} seed {seed} {who:8s} {res['seconds']:7.2f} s  F1 {f1:.3f}", flush=True)
     print()
-    print("medians over", n_repeats, "data sets (one core each; shared machine, timings are noisy):")
+    print(f"medians of fit times over {n_repeats} data sets; both sides on one core "
+          "(n_jobs=1, OPENBLAS/OMP threads=1), shared machine:")
     for name, r in results.items():
         t_l, t_f = np.median(r["lupikit"]), np.median(r["fri"])
-        print(f"{name:8s}: lupikit {t_l:6.2f} s   fri {t_f:6.2f} s   speed-up {t_f / t_l:5.1f}x   "
-              f"F1 lupikit {np.mean(r['f1_lupikit']):.3f}   F1 fri {np.mean(r['f1_fri']):.3f}")
+        print(f"{name:8s}: lupikit {t_l:.2f} s  fri {t_f:.2f} s  speed-up {t_f / t_l:.1f}x  "
+              f"F1 lupikit {np.mean(r['f1_lupikit']):.3f}  F1 fri {np.mean(r['f1_fri']):.3f}")
 
 
 if __name__ == "__main__":

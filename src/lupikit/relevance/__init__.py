@@ -12,11 +12,11 @@ information*.
   scikit-learn feature selector;
 - :func:`prediction_interval`, :func:`classify_relevance` -- the noise
   thresholds of Section 3.3;
-- :func:`select_C`, :func:`check_ordinal_labels`, :func:`solve_lp`,
+- :func:`select_C`, :func:`select_C_gamma`, :func:`check_ordinal_labels`, :func:`solve_lp`,
   :class:`OrdinalLP`, :class:`LinearProgramError` -- building blocks.
 """
 
-from ._bounds import FeatureRelevanceBounds, select_C
+from ._bounds import FeatureRelevanceBounds, select_C, select_C_gamma
 from ._lp import LinearProgramError, OrdinalLP, solve_lp
 from ._ordinal import OrdinalRegressionLP, check_ordinal_labels
 from ._thresholds import classify_relevance, prediction_interval
@@ -27,6 +27,7 @@ __all__ = [
     "prediction_interval",
     "classify_relevance",
     "select_C",
+    "select_C_gamma",
     "check_ordinal_labels",
     "solve_lp",
     "OrdinalLP",

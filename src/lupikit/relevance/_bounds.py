@@ -18,11 +18,60 @@ from ._lp import OrdinalLP
 from ._ordinal import OrdinalRegressionLP, check_ordinal_labels
 from ._thresholds import classify_relevance, prediction_interval
 
-__all__ = ["FeatureRelevanceBounds", "select_C"]
+__all__ = ["FeatureRelevanceBounds", "select_C", "select_C_gamma"]
 
 #: Default grid searched for C when ``C=None``.
 C_GRID = tuple(np.logspace(-2, 2, 9))
+#: Default grid searched for gamma (LUPI) when ``gamma=None``.
+GAMMA_GRID = (0.1, 1.0, 10.0)
 _PROBES = ("append", "replace")
+
+
+def _folds(X, y, cv, random_state):
+    if not isinstance(cv, numbers.Integral) or cv < 2:
+        raise ValueError(f"cv must be an integer >= 2, got {cv!r}.")
+    counts = np.unique(y, return_counts=True)[1]
+    seed = check_random_state(random_state).randint(2**31 - 1)
+    if counts.min() >= cv:
+        splitter = StratifiedKFold(cv, shuffle=True, random_state=seed)
+    else:
+        splitter = KFold(cv, shuffle=True, random_state=seed)
+    return list(splitter.split(X, y))
+
+
+def _cv_errors(X, y, privileged_features, pairs, constraints, cv, random_state, n_jobs):
+    """Mean validation macro-MAE (prediction from X only) of every (C, gamma) pair."""
+    y = np.asarray(y)
+    folds = _folds(X, y, cv, random_state)
+    # solve along the grid sorted by gamma, then C: one LP per fold, warm-started
+    order = sorted(range(len(pairs)), key=lambda i: (pairs[i][1], pairs[i][0]))
+
+    def run_fold(tr, te):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)
+            classes, yb = check_ordinal_labels(y[tr])
+        Xs = None if privileged_features is None else privileged_features[tr]
+        lp = OrdinalLP(X[tr], yb, classes.size, 1.0, constraints, X_star=Xs, gamma=1.0)
+        errs = np.empty(len(pairs))
+        sols = lp.solve_path([pairs[i][0] for i in order], [pairs[i][1] for i in order])
+        for i, x in zip(order, sols):
+            parts = lp.split(x)
+            thr = np.sort(parts["b"])
+            pred = classes[np.searchsorted(thr, X[te] @ parts["w"], side="right")]
+            errs[i] = macro_averaged_mae(y[te], pred)
+        return errs
+
+    if n_jobs in (None, 1):
+        errs = [run_fold(tr, te) for tr, te in folds]
+    else:
+        errs = Parallel(n_jobs=n_jobs)(delayed(run_fold)(tr, te) for tr, te in folds)
+    return np.mean(errs, axis=0)
+
+
+def _best(scores, keys):
+    """Index of the smallest score; ties go to the smallest key (C, then gamma)."""
+    tied = [i for i in range(len(scores)) if scores[i] <= scores.min() + 1e-12]
+    return min(tied, key=lambda i: keys[i])
 
 
 def select_C(X, y, privileged_features=None, *, C_grid=C_GRID, constraints="explicit",
@@ -30,7 +79,8 @@ def select_C(X, y, privileged_features=None, *, C_grid=C_GRID, constraints="expl
     """Choose C for :class:`OrdinalRegressionLP` by cross-validated macro-MAE.
 
     Folds are stratified by label when every label has at least ``cv``
-    samples (otherwise shuffled K-fold). Ties go to the smallest C.
+    samples (otherwise shuffled K-fold). Validation predictions use the
+    regular features only. Ties go to the smallest C.
 
     Parameters
     ----------
@@ -41,6 +91,8 @@ def select_C(X, y, privileged_features=None, *, C_grid=C_GRID, constraints="expl
     C_grid : sequence of float
     constraints : {"explicit", "implicit"}
     gamma : float
+        Weight of the correcting functions (LUPI only); see
+        :func:`select_C_gamma` to choose it jointly with C.
     cv : int
         Number of folds (at least 2).
     random_state : int, RandomState or None
@@ -63,43 +115,58 @@ def select_C(X, y, privileged_features=None, *, C_grid=C_GRID, constraints="expl
     >>> C in (0.1, 1.0), scores.shape
     (True, (2,))
     """
-    if not isinstance(cv, numbers.Integral) or cv < 2:
-        raise ValueError(f"cv must be an integer >= 2, got {cv!r}.")
-    y = np.asarray(y)
-    counts = np.unique(y, return_counts=True)[1]
-    seed = check_random_state(random_state).randint(2**31 - 1)
-    if counts.min() >= cv:
-        splitter = StratifiedKFold(cv, shuffle=True, random_state=seed)
-    else:
-        splitter = KFold(cv, shuffle=True, random_state=seed)
-    folds = list(splitter.split(X, y))
+    grid = [float(C) for C in C_grid]
+    scores = _cv_errors(X, y, privileged_features, [(C, float(gamma)) for C in grid],
+                        constraints, cv, random_state, n_jobs)
+    return grid[_best(scores, grid)], scores
 
-    grid = np.asarray(C_grid, dtype=float)
-    order = np.argsort(grid)
 
-    def run_fold(tr, te):
-        # one LP per fold, solved along the sorted C grid with warm starts
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", UserWarning)
-            classes, yb = check_ordinal_labels(y[tr])
-        Xs = None if privileged_features is None else privileged_features[tr]
-        lp = OrdinalLP(X[tr], yb, classes.size, 1.0, constraints, X_star=Xs, gamma=gamma)
-        errs = np.empty(grid.size)
-        for i, x in zip(order, lp.solve_path(grid[order])):
-            parts = lp.split(x)
-            thr = np.sort(parts["b"])
-            pred = classes[np.searchsorted(thr, X[te] @ parts["w"], side="right")]
-            errs[i] = macro_averaged_mae(y[te], pred)
-        return errs
+def select_C_gamma(X, y, privileged_features, *, C_grid=C_GRID, gamma_grid=GAMMA_GRID,
+                   cv=5, random_state=None, n_jobs=None):
+    """Choose C and gamma of the LUPI model jointly by cross-validated macro-MAE.
 
-    if n_jobs in (None, 1):
-        errs = [run_fold(tr, te) for tr, te in folds]
-    else:
-        errs = Parallel(n_jobs=n_jobs)(delayed(run_fold)(tr, te) for tr, te in folds)
-    scores = np.mean(errs, axis=0)
-    tied = [i for i in range(len(C_grid)) if scores[i] <= scores.min() + 1e-12]
-    best = min(tied, key=lambda i: C_grid[i])
-    return float(C_grid[best]), scores
+    Every pair of the grid ``C_grid x gamma_grid`` is trained with the
+    privileged features and validated on held-out folds by predicting from the
+    regular features only (the privileged ones are not available at test
+    time). Ties go to the smallest C, then the smallest gamma.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features)
+    y : array-like of shape (n_samples,)
+    privileged_features : ndarray of shape (n_samples, n_privileged)
+    C_grid, gamma_grid : sequence of float
+    cv : int
+        Number of folds (at least 2).
+    random_state : int, RandomState or None
+        Shuffling of the folds.
+    n_jobs : int or None
+        Parallel folds with joblib.
+
+    Returns
+    -------
+    best_C, best_gamma : float
+    scores : ndarray of shape (len(C_grid), len(gamma_grid))
+        Mean validation macro-MAE of every pair.
+
+    Examples
+    --------
+    >>> from lupikit.datasets import make_lupi_ordinal
+    >>> from lupikit.relevance import select_C_gamma
+    >>> X, Xs, y, _, _ = make_lupi_ordinal(n_samples=90, random_state=0)
+    >>> C, gamma, scores = select_C_gamma(X, y, Xs, C_grid=[0.1, 1.0],
+    ...                                   gamma_grid=[0.1, 1.0], cv=3, random_state=0)
+    >>> scores.shape
+    (2, 2)
+    """
+    if privileged_features is None:
+        raise ValueError("privileged_features are required to choose gamma.")
+    Cs = [float(C) for C in C_grid]
+    gs = [float(g) for g in gamma_grid]
+    pairs = [(C, g) for C in Cs for g in gs]
+    scores = _cv_errors(X, y, privileged_features, pairs, "explicit", cv, random_state, n_jobs)
+    best = _best(scores, pairs)
+    return pairs[best][0], pairs[best][1], scores.reshape(len(Cs), len(gs))
 
 
 def _run_chunk(lp, tasks, budget):
@@ -153,12 +220,17 @@ class FeatureRelevanceBounds(SelectorMixin, BaseEstimator):
         probe replaces the feature it was drawn from, as in the paper's
         :math:`X^{p(\mathcal I)}` (probes whose LP becomes infeasible, because
         the model cannot do without that feature, are dropped, as in ``fri``).
-    gamma : float, default=1.0
-        Weight of the correcting functions' L1 norm (LUPI only).
+    gamma : float or None, default=None
+        Weight of the correcting functions' L1 norm (LUPI only). ``None``
+        chooses it by cross-validation among ``gamma_grid``, jointly with C
+        when ``C=None`` (:func:`select_C_gamma`; validation predicts from the
+        regular features only).
     C_grid : sequence of float or None, default=None
         Candidates for C when ``C=None`` (default ``logspace(-2, 2, 9)``).
+    gamma_grid : sequence of float or None, default=None
+        Candidates for gamma when ``gamma=None`` (default ``(0.1, 1, 10)``).
     cv : int, default=5
-        Folds for the choice of C.
+        Folds for the choice of C (and gamma).
     n_jobs : int or None, default=None
         Parallel LP solves with joblib (``None``: sequential).
     random_state : int, RandomState instance or None, default=None
@@ -170,8 +242,12 @@ class FeatureRelevanceBounds(SelectorMixin, BaseEstimator):
     ----------
     C_ : float
         The C used.
+    gamma_ : float or None
+        The gamma used (None without privileged features).
     cv_scores_ : numpy.ndarray or None
-        Mean validation macro-MAE of every candidate C (None if C was given).
+        Mean validation macro-MAE of every candidate C (LUPI with
+        ``gamma=None``: of every pair, shape ``(len(C_grid), len(gamma_grid))``);
+        None if nothing was chosen.
     estimator_ : OrdinalRegressionLP
         The optimal model.
     mu_ : float
@@ -221,8 +297,8 @@ class FeatureRelevanceBounds(SelectorMixin, BaseEstimator):
     """
 
     def __init__(self, C=None, delta=0.1, n_permutations=50, p=0.999,
-                 constraints="explicit", probes="append", gamma=1.0, C_grid=None,
-                 cv=5, n_jobs=None, random_state=None, verbose=False):
+                 constraints="explicit", probes="append", gamma=None, C_grid=None,
+                 gamma_grid=None, cv=5, n_jobs=None, random_state=None, verbose=False):
         self.C = C
         self.delta = delta
         self.n_permutations = n_permutations
@@ -231,6 +307,7 @@ class FeatureRelevanceBounds(SelectorMixin, BaseEstimator):
         self.probes = probes
         self.gamma = gamma
         self.C_grid = C_grid
+        self.gamma_grid = gamma_grid
         self.cv = cv
         self.n_jobs = n_jobs
         self.random_state = random_state
@@ -257,8 +334,9 @@ class FeatureRelevanceBounds(SelectorMixin, BaseEstimator):
         if self.probes not in _PROBES:
             raise ValueError(f"probes must be one of {_PROBES}, got {self.probes!r}.")
         g = self.gamma
-        if not isinstance(g, numbers.Real) or isinstance(g, bool) or not np.isfinite(g) or g <= 0:
-            raise ValueError(f"gamma must be a positive finite number, got {g!r}.")
+        if g is not None and (not isinstance(g, numbers.Real) or isinstance(g, bool)
+                              or not np.isfinite(g) or g <= 0):
+            raise ValueError(f"gamma must be None or a positive finite number, got {g!r}.")
 
     # ------------------------------------------------------------------- fit
     def fit(self, X, y, privileged_features=None):
@@ -289,18 +367,31 @@ class FeatureRelevanceBounds(SelectorMixin, BaseEstimator):
         rng = check_random_state(self.random_state)
         y_lab = classes[yb]
 
-        if self.C is None:
-            grid = C_GRID if self.C_grid is None else tuple(self.C_grid)
-            self.C_, self.cv_scores_ = select_C(
-                X, y_lab, Xs, C_grid=grid, constraints=self.constraints, gamma=self.gamma,
-                cv=self.cv, random_state=rng, n_jobs=self.n_jobs)
+        grid = C_GRID if self.C_grid is None else tuple(self.C_grid)
+        if self.C is not None:
+            grid = (float(self.C),)
+        if Xs is not None and self.gamma is None:
+            g_grid = GAMMA_GRID if self.gamma_grid is None else tuple(self.gamma_grid)
+            self.C_, self.gamma_, self.cv_scores_ = select_C_gamma(
+                X, y_lab, Xs, C_grid=grid, gamma_grid=g_grid, cv=self.cv,
+                random_state=rng, n_jobs=self.n_jobs)
         else:
-            self.C_, self.cv_scores_ = float(self.C), None
+            self.gamma_ = None if Xs is None else float(self.gamma)
+            if self.C is None:
+                self.C_, self.cv_scores_ = select_C(
+                    X, y_lab, Xs, C_grid=grid, constraints=self.constraints,
+                    gamma=1.0 if self.gamma_ is None else self.gamma_,
+                    cv=self.cv, random_state=rng, n_jobs=self.n_jobs)
+            else:
+                self.C_, self.cv_scores_ = float(self.C), None
+        if self.C is not None:
+            self.C_ = float(self.C)
+        gamma = 1.0 if self.gamma_ is None else self.gamma_
 
         lp = OrdinalLP(X, yb, classes.size, self.C_, self.constraints, X_star=Xs,
-                       gamma=self.gamma, probe=True)
+                       gamma=gamma, probe=True)
         self.estimator_ = OrdinalRegressionLP(
-            C=self.C_, constraints=self.constraints, gamma=self.gamma)._store(lp, classes)
+            C=self.C_, constraints=self.constraints, gamma=gamma)._store(lp, classes)
         mu = self.estimator_.objective_
         self.mu_ = mu
         budget = (1 + self.delta) * mu + 1e-7 * max(1.0, abs(mu))
@@ -391,11 +482,16 @@ class FeatureRelevanceBounds(SelectorMixin, BaseEstimator):
         from joblib import effective_n_jobs
 
         k = max(1, effective_n_jobs(n_jobs))
-        chunks = [tasks[i::k] for i in range(k)]
-        parts = Parallel(n_jobs=k)(delayed(_run_chunk)(lp, ch, budget) for ch in chunks)
+        # tasks come in (lower, upper) pairs of one feature or probe; a pair stays in
+        # one chunk, so that the lower bound can be read off its two upper-bound LPs
+        pairs = [list(range(i, min(i + 2, len(tasks)))) for i in range(0, len(tasks), 2)]
+        idx = [[t for pair in pairs[c::k] for t in pair] for c in range(k)]
+        parts = Parallel(n_jobs=k)(
+            delayed(_run_chunk)(lp, [tasks[t] for t in ix], budget) for ix in idx)
         out = [None] * len(tasks)
-        for i in range(k):
-            out[i::k] = parts[i]
+        for ix, part in zip(idx, parts):
+            for t, v in zip(ix, part):
+                out[t] = v
         return out
 
     def _get_support_mask(self):

@@ -262,6 +262,7 @@ class OrdinalLP:
         self._model_result = None
         self._highs = None
         self._points = []
+        self._signed = {}
 
     def _regular_column(self, x, negative=False):
         sgn = -1.0 if negative else 1.0
@@ -340,25 +341,45 @@ class OrdinalLP:
             c_reg[self.o_vp:self.o_vm + 2 * self.P] = 0.5 * self.gamma
         return c_reg, (self.c_model - c_reg) / self.C
 
-    def solve_path(self, C_values):
-        """Solve the model for several C, each warm-started from the last.
+    def solve_path(self, C_values, gammas=None):
+        """Solve the model for several C (and gamma), each warm-started from the last.
 
-        Returns a list of solution vectors (same order as ``C_values``).
+        Only the objective changes between the solves (the regularisation
+        weights and the slack weight), so every optimal basis stays feasible
+        and primal simplex restarts from it.
+
+        Parameters
+        ----------
+        C_values : sequence of float
+        gammas : sequence of float or None
+            Weight of the correcting functions' L1 norm for each solve (LUPI
+            only; default: the ``gamma`` of this LP).
+
+        Returns
+        -------
+        list of ndarray
+            Solution vectors, in the order of ``C_values``.
         """
         api = _highs_api()
         c_reg, c_loss = self.cost_parts()
+        c_w = np.zeros(self.n_vars)
+        c_w[self.o_wp:self.o_wm + self.D] = 0.5
+        c_v = c_reg - c_w  # 0.5 * self.gamma on the correcting functions' weights
+        if gammas is None:
+            gammas = [self.gamma] * len(C_values)
+        costs = [c_w + (g / self.gamma) * c_v + C * c_loss for C, g in zip(C_values, gammas)]
         if api is None:  # pragma: no cover - old scipy without HiGHS classes
             out = []
-            for C in C_values:
-                res = solve_lp(c_reg + C * c_loss, self.A[: self.r_budget, :],
+            for c in costs:
+                res = solve_lp(c, self.A[: self.r_budget, :],
                                self.b[: self.r_budget], self.bounds, what="ordinal regression LP")
                 out.append(res.x)
             return out
         warm = _WarmHighs(self, api)
         warm.h.changeRowBounds(int(self.r_budget), -np.inf, np.inf)
         out = []
-        for C in C_values:
-            warm.h.changeColsCost(warm.idx.size, warm.idx, c_reg + C * c_loss)
+        for C, c in zip(C_values, costs):
+            warm.h.changeColsCost(warm.idx.size, warm.idx, c)
             warm.h.run()
             if warm.h.getModelStatus() != warm.status_optimal:  # pragma: no cover
                 raise LinearProgramError(
@@ -429,11 +450,14 @@ class OrdinalLP:
         the values loaded into the probe slot (or None), ``zero_feature`` a
         feature removed from the model for a replacing probe (or None).
 
-        All upper bounds are solved before the lower bounds, and every
-        solution is kept: a lower bound is 0 without solving when a kept
-        solution of the same feasible set already has that weight at 0 (an
-        exact certificate; the optimal model is the first such solution).
-        Infeasible probe LPs give ``nan``.
+        All upper bounds are solved before the lower bounds. A regular
+        lower bound then needs no LP: the two upper-bound LPs give
+        ``hi = max w_j`` and ``-lo = max -w_j``, and on the convex feasible
+        set ``min |w_j|`` is ``lo`` if ``lo > 0``, ``-hi`` if ``hi < 0`` and
+        0 otherwise. Every solution is kept: a privileged lower bound is 0
+        without solving when a kept solution of the same feasible set already
+        has that weight at 0 (an exact certificate; the optimal model is the
+        first such solution). Infeasible probe LPs give ``nan``.
         """
         warm = self._warm_solver()
         if not self._points:
@@ -457,6 +481,12 @@ class OrdinalLP:
         kind, j, values, zero_feature = task
         privileged = kind in ("pmin", "pmax")
         is_min = kind in ("min", "pmin")
+        key = (j, None if values is None else id(values), zero_feature)
+        if kind == "min" and key in self._signed:
+            # w_j ranges over [lo, hi] on the convex feasible set, and the two maxrel
+            # LPs gave hi = max w_j and -lo = max -w_j: min |w_j| follows exactly
+            hi, neg_lo = self._signed[key]
+            return max(0.0, -min(hi, neg_lo))
         if values is None and is_min:
             if any(self._weight(x, kind, j) <= 1e-12 for x in self._points):
                 return 0.0
@@ -477,6 +507,7 @@ class OrdinalLP:
                 for g in (0, 1):
                     bounds[[self.o_vp + g * self.P + k, self.o_vm + g * self.P + k], 1] = 0.0
         best = None
+        signed = []
         for c, sign in self.relevance_objectives(kind, j):
             try:
                 if warm is not None:
@@ -494,7 +525,10 @@ class OrdinalLP:
             if values is None:
                 self._points.append(x)
             val = sign * fun
+            signed.append(val)
             best = val if best is None else max(best, val)
+        if kind == "max":
+            self._signed[key] = tuple(signed)
         return max(best, 0.0)
 
     def _warm_solver(self):
@@ -506,6 +540,7 @@ class OrdinalLP:
     def __getstate__(self):
         state = self.__dict__.copy()
         state["_highs"] = None  # HiGHS objects are rebuilt in each process
+        state["_signed"] = {}  # keyed by object ids, which do not survive pickling
         return state
 
     def solve_relevance(self, kind, j, budget, *, zero_feature=None):
@@ -544,19 +579,51 @@ class OrdinalLP:
 
 
 def _highs_api():
-    """HiGHS' own Python classes: ``highspy`` if installed, else scipy's copy."""
-    try:  # pragma: no cover - optional dependency
+    """HiGHS' own Python classes: ``highspy`` (a dependency), else scipy's copy."""
+    try:
         import highspy
 
         return highspy.Highs, highspy.HighsLp, highspy.MatrixFormat, highspy.HighsModelStatus
-    except ImportError:
+    except ImportError:  # pragma: no cover - highspy is a declared dependency
         pass
-    try:
+    try:  # pragma: no cover
         from scipy.optimize._highspy import _core
 
         return _core._Highs, _core.HighsLp, _core.MatrixFormat, _core.HighsModelStatus
     except (ImportError, AttributeError):  # pragma: no cover - old scipy
         return None
+
+
+_BANNER_SHOWN = []
+
+
+def _new_highs(Highs):
+    """A silent HiGHS instance (the first one of a process prints a banner to
+    file descriptor 1, which is redirected to /dev/null while it is built)."""
+    if _BANNER_SHOWN:
+        h = Highs()
+    else:
+        _BANNER_SHOWN.append(True)
+        import os
+        import sys
+
+        try:
+            sys.stdout.flush()
+            saved = os.dup(1)
+        except (OSError, ValueError, AttributeError):  # pragma: no cover - no real fd 1
+            saved = None
+        if saved is None:  # pragma: no cover
+            h = Highs()
+        else:
+            try:
+                with open(os.devnull, "w") as null:
+                    os.dup2(null.fileno(), 1)
+                    h = Highs()
+            finally:
+                os.dup2(saved, 1)
+                os.close(saved)
+    h.setOptionValue("output_flag", False)
+    return h
 
 
 class _WarmHighs:
@@ -587,8 +654,7 @@ class _WarmHighs:
         rhs = lp.b.copy()
         rhs[lp.r_budget] = 0.0
         model.row_upper_ = rhs
-        h = Highs()
-        h.setOptionValue("output_flag", False)
+        h = _new_highs(Highs)
         h.setOptionValue("simplex_strategy", 4)  # primal simplex: costs change, basis stays feasible
         h.passModel(model)
         self.h = h

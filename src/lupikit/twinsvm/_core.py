@@ -55,10 +55,10 @@ class PlaneGram:
         m_o = K_oo.shape[0]
         M = K_oo + reg * np.eye(m_o)
         self._cho = cho_factor(M, lower=True, check_finite=False)
-        L = np.tril(self._cho[0])
         self._K_on = K_on
-        # W = L^{-1} K_on, so that K_no M^{-1} K_on = W'W (one triangular solve)
-        W = solve_triangular(L, K_on, lower=True, check_finite=False)
+        # W = L^{-1} K_on, so that K_no M^{-1} K_on = W'W (one triangular solve;
+        # only the lower triangle of the factor is read)
+        W = solve_triangular(self._cho[0], K_on, lower=True, check_finite=False)
         self.r = cho_solve(self._cho, np.ones(m_o), check_finite=False)  # M^{-1} e
         self.s = float(self.r.sum())
         self.v = (K_on.T @ self.r - 1.0) / (reg * self.s)

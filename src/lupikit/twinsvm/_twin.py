@@ -143,9 +143,10 @@ class _BaseTwin(BaseLUPIClassifier):
         coef = np.zeros(n)
         coef[own] = a
         coef[other] = c
-        w_sq = float(coef @ K @ coef)
-        eta = K[own] @ coef + b
-        f_other = K[other] @ coef + b
+        Kc = K @ coef
+        w_sq = float(coef @ Kc)
+        eta = Kc[own] + b
+        f_other = Kc[other] + b
         r = 1.0 - side * f_other
         plane = {"coef": coef, "intercept": b, "w_norm": float(np.sqrt(max(w_sq, 0.0))),
                  "alpha": alpha, "beta": beta}
@@ -157,9 +158,10 @@ class _BaseTwin(BaseLUPIClassifier):
             coef_s = np.zeros(n)
             coef_s[own] = a_s
             coef_s[other] = c_s
-            ws_sq = float(coef_s @ Ks @ coef_s)
-            eta_s = Ks[own] @ coef_s + b_s
-            xi = Ks[other] @ coef_s + b_s
+            Ksc = Ks @ coef_s
+            ws_sq = float(coef_s @ Ksc)
+            eta_s = Ksc[own] + b_s
+            xi = Ksc[other] + b_s
             plane.update(coef_privileged=coef_s, intercept_privileged=b_s,
                          correction=xi)
             stat += [np.abs(a_s + eta_s).max(initial=0), np.abs(c_s + lam_s).max(initial=0),
