@@ -81,6 +81,7 @@ LUPIKIT_WORKER = r'''
 import json, sys, time, warnings
 warnings.filterwarnings("ignore")
 import numpy as np
+from lupikit.relevance import FeatureRelevanceBounds
 
 data = np.load(sys.argv[1])
 X, y = data["X"], data["y"]

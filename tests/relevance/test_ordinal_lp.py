@@ -192,3 +192,16 @@ def test_warm_started_tasks_equal_cold_solves(small):
     cold = OrdinalLP(X, y, 3, 1.0)
     ref = [cold.solve_relevance(k, j, budget) for k, j, _, _ in tasks]
     np.testing.assert_allclose(warm, ref, atol=1e-7)
+
+
+def test_lower_bounds_from_the_two_upper_bound_lps_equal_their_own_lp(small):
+    X, y = small
+    lp = OrdinalLP(X, y, 3, 1.0, probe=True)
+    budget = 1.1 * lp.solve_model().fun
+    d = X.shape[1]
+    alone = lp.run_tasks([("min", j, None, None) for j in range(d)], budget)
+    lp2 = OrdinalLP(X, y, 3, 1.0, probe=True)
+    both = lp2.run_tasks([(k, j, None, None) for j in range(d) for k in ("min", "max")], budget)
+    assert len(lp2._signed) == d  # every lower bound was read off the upper-bound LPs
+    np.testing.assert_allclose(both[0::2], alone, atol=1e-7)
+    assert max(alone) > 1e-3  # some feature is strongly relevant, so the check is not all zeros

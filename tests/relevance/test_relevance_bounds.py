@@ -12,6 +12,7 @@ from lupikit.relevance import (
     classify_relevance,
     prediction_interval,
     select_C,
+    select_C_gamma,
 )
 
 
@@ -235,3 +236,34 @@ def test_select_C_with_rare_class_uses_kfold():
     y[:2] = 3  # a level with two samples only: stratified 5-fold impossible
     C, scores = select_C(X, y, C_grid=[0.1, 1.0], cv=5, random_state=0)
     assert C in (0.1, 1.0) and np.all(np.isfinite(scores))
+
+
+def test_select_C_gamma_is_the_joint_grid_of_select_C():
+    X, Xs, y, _, _ = make_lupi_ordinal(n_samples=90, random_state=0)
+    C_grid, g_grid = [0.1, 1.0, 10.0], [0.1, 1.0]
+    C, gamma, scores = select_C_gamma(X, y, Xs, C_grid=C_grid, gamma_grid=g_grid, cv=3,
+                                      random_state=0)
+    assert scores.shape == (3, 2)
+    for k, g in enumerate(g_grid):  # same folds, same LPs, one gamma at a time
+        _, col = select_C(X, y, Xs, C_grid=C_grid, gamma=g, cv=3, random_state=0)
+        np.testing.assert_allclose(scores[:, k], col, atol=1e-12)
+    i, k = C_grid.index(C), g_grid.index(gamma)
+    assert scores[i, k] == scores.min()
+    with pytest.raises(ValueError, match="privileged_features"):
+        select_C_gamma(X, y, None)
+
+
+def test_lupi_gamma_chosen_jointly_or_fixed():
+    X, Xs, y, _, _ = make_lupi_ordinal(n_samples=90, n_strong=2, n_weak=2, n_irrelevant=2,
+                                       random_state=0)
+    frb = FeatureRelevanceBounds(C_grid=[0.1, 10.0], gamma_grid=[0.1, 10.0], cv=3,
+                                 n_permutations=5, random_state=0)
+    frb.fit(X, y, privileged_features=Xs)
+    assert frb.C_ in (0.1, 10.0) and frb.gamma_ in (0.1, 10.0)
+    assert frb.cv_scores_.shape == (2, 2)
+    assert frb.estimator_.gamma == frb.gamma_
+    fixed = FeatureRelevanceBounds(C=1.0, gamma=0.5, n_permutations=5, random_state=0)
+    fixed.fit(X, y, privileged_features=Xs)
+    assert fixed.gamma_ == 0.5 and fixed.C_ == 1.0 and fixed.cv_scores_ is None
+    plain = FeatureRelevanceBounds(C=1.0, n_permutations=5, random_state=0).fit(X, y)
+    assert plain.gamma_ is None

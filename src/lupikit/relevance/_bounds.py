@@ -277,7 +277,8 @@ class FeatureRelevanceBounds(SelectorMixin, BaseEstimator):
     n_lps_ : int
         Number of linear programs of the formulation (minrel 1, maxrel 2 per
         regular feature or probe, 1 and 4 per privileged one); fewer are
-        solved when a lower bound is certified 0.
+        solved: a regular minrel is read off its two maxrel LPs, and a
+        privileged one is skipped when a known solution certifies 0.
     n_features_in_ : int
         Number of regular features.
 

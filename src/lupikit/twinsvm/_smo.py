@@ -254,82 +254,112 @@ def _smo_impl(
     converged = False
     next_polish = polish_every if polish_every else -1
 
-    def newton_box():
-        # projected Newton steps (no equality constraints): free = not binding
-        nonlocal violation
-        for _ in range(20):
-            binding = (~down & (g > 0)) | (~up & (g < 0))
-            F = np.flatnonzero(~binding)
-            if F.size == 0:
-                return
-            pgF = g[F]
-            if np.abs(pgF).max() < tol:
-                return
-            if F.size > 4000:
-                return
-            H = P[np.ix_(F, F)]
-            d = _ridge_solve(H, -pgF)
-            xF = x[F]
-            t = 1.0
-            accepted = False
-            for _ in range(30):
-                new = np.clip(xF + t * d, lo[F], hi[F])
-                delta = new - xF
-                change = pgF @ delta + 0.5 * delta @ (H @ delta)
-                if change <= 1e-4 * (pgF @ delta) and change < 0:
-                    accepted = True
-                    break
-                t *= 0.5
-            if not accepted:
-                return
-            snap_hi = hi[F] - new <= eps_b[F]
-            snap_lo = new - lo[F] <= eps_b[F]
-            new = np.where(snap_hi, hi[F], np.where(snap_lo, lo[F], new))
-            delta = new - xF
-            x[F] = new
-            g[:] += P[:, F] @ delta
-            up[F] = new < hi[F] - eps_b[F]
-            down[F] = new > lo[F] + eps_b[F]
+    ridge_rel = 1e-10
+
+    def subspace_step(F):
+        """One ridge-regularised Newton step on the variables ``F``.
+
+        Direction: ``d = -(H_FF + delta I)^{-1}(g_F + A_F' mu)`` with ``mu``
+        such that ``A_F d = 0`` and the tiny ridge ``delta = 1e-10 max diag``.
+        On a nonsingular face this is the Newton step; along (near-)null
+        directions of a singular dual (duplicate points, low-rank kernels)
+        it is a long descent direction of zero curvature. The step length is
+        the exact minimiser along ``d`` clipped by the ratio test (a bound
+        is hit), so the objective never increases. Returns ``(moved, full,
+        blocked)``: whether it moved, whether the step was the exact
+        minimiser (no new bound), and the variables of ``F`` at a bound that
+        the direction would push outside (then nothing moves).
+        """
+        H = P[np.ix_(F, F)]
+        gF = g[F]
+        nF = F.size
+        dmax = max(float(H.diagonal().max()), 1e-300)
+        delta = ridge_rel * dmax
+        cf = None
+        for _ in range(6):
+            R = H.copy()
+            R.flat[:: nF + 1] += delta
+            try:
+                cf = cho_factor(R, lower=True, check_finite=False, overwrite_a=True)
+                break
+            except np.linalg.LinAlgError:
+                delta *= 100.0
+        if cf is None:  # pragma: no cover - a PSD matrix plus a ridge factorises
+            return False, False, None
+        d = -cho_solve(cf, gF, check_finite=False)
+        if A.shape[0]:
+            AF = A[:, F]
+            Y = cho_solve(cf, AF.T, check_finite=False)
+            S = AF @ Y
+            mu = np.linalg.lstsq(S, AF @ d, rcond=1e-12)[0]
+            d -= Y @ mu
+            if np.abs(AF @ d).max(initial=0) > 1e-9 * max(1.0, np.abs(d).max()):
+                return False, False, None
+        slope = float(gF @ d)
+        if not np.isfinite(slope) or slope >= -1e-300:
+            return False, False, None
+        curv = float(d @ (H @ d))
+        t_star = -slope / curv if curv > 1e-300 else np.inf
+        xF = x[F]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            room = np.where(d > 0, (hi[F] - xF) / d, np.where(d < 0, (lo[F] - xF) / d, np.inf))
+        blocked = room <= 0.0
+        if blocked.any():
+            return False, False, F[blocked]
+        k = int(np.argmin(room))
+        t_max = float(room[k])
+        t = min(t_star, t_max)
+        if not np.isfinite(t):
+            raise ValueError("the dual QP is unbounded along a feasible direction.")
+        newF = np.clip(xF + t * d, lo[F], hi[F])
+        if t_max <= t_star:
+            newF[k] = hi[F[k]] if d[k] > 0 else lo[F[k]]
+        newF = np.where(hi[F] - newF <= eps_b[F], hi[F], newF)
+        newF = np.where(newF - lo[F] <= eps_b[F], lo[F], newF)
+        step = newF - xF
+        x[F] = newF
+        g[:] += P[:, F] @ step
+        up[F] = newF < hi[F] - eps_b[F]
+        down[F] = newF > lo[F] + eps_b[F]
+        return True, t_star <= t_max, None
+
+    def release_set():
+        """Free variables plus the bound ones whose release decreases the objective."""
+        inner = up & down
+        if A.shape[0]:
+            I = np.flatnonzero(inner)
+            if I.size == 0:
+                return None
+            nu = np.linalg.lstsq(A[:, I].T, -g[I], rcond=None)[0]
+            ga = g + A.T @ nu
+        else:
+            ga = g
+        rel = inner | (~down & (ga < -tol)) | (~up & (ga > tol))
+        return np.flatnonzero(rel)
 
     def polish():
-        if single:
-            newton_box()
-            return
-        free = np.flatnonzero(up & down)
-        if free.size == 0 or free.size > 3000:
-            return
-        gF = g[free]
-        H = P[np.ix_(free, free)]
-        AF = A[:, free]
-        r = AF.shape[0]
-        if r:
-            # null-space method: d = Z dz with A_F Z = 0
-            _, sv, vt = np.linalg.svd(AF)
-            rank = int((sv > 1e-10 * max(1.0, sv.max())).sum())
-            Z = vt[rank:].T
-            if Z.shape[1] == 0:
+        """Active-set phase: ridge-Newton steps on the free face, releasing
+        the bound variables with the wrong sign of the (multiplier-adjusted)
+        gradient, until a full step leaves nothing to release."""
+        max_steps = 10 + int(4 * np.sqrt(n))
+        for _ in range(max_steps):
+            F = release_set()
+            if F is None or F.size == 0 or F.size > 4000:
                 return
-            d = Z @ _ridge_solve(Z.T @ H @ Z, -(Z.T @ gF))
-        else:
-            d = _ridge_solve(H, -gF)
-        if not np.all(np.isfinite(d)) or gF @ d >= 0:
-            return
-        # ratio test: largest step in [0, 1] that keeps the bounds
-        xF = x[free]
-        with np.errstate(divide="ignore", invalid="ignore"):
-            room = np.where(d > 0, (hi[free] - xF) / d, np.where(d < 0, (lo[free] - xF) / d, np.inf))
-        t = min(1.0, float(room.min()))
-        if t <= 0:
-            return
-        newF = np.clip(xF + t * d, lo[free], hi[free])
-        if t < 1.0:
-            k = int(np.argmin(room))
-            newF[k] = hi[free[k]] if d[k] > 0 else lo[free[k]]
-        step = newF - xF
-        x[free] = newF
-        g[:] += P[:, free] @ step
-        up[free] = newF < hi[free] - eps_b[free]
-        down[free] = newF > lo[free] + eps_b[free]
+            for _ in range(5):
+                moved, full, blocked = subspace_step(F)
+                if blocked is None:
+                    break
+                F = np.setdiff1d(F, blocked, assume_unique=True)
+                if F.size == 0:
+                    return
+            if not moved:
+                return
+            if full:
+                F2 = release_set()
+                if F2 is None or np.array_equal(F2, np.flatnonzero(up & down)):
+                    return
+
     single = A.shape[0] == 0
     if single:
         g_pos = np.empty(n)
