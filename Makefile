@@ -42,7 +42,7 @@ book: $(STAMP)
 
 test: $(STAMP)
 	bash tools/ensure_chromium.sh
-	$(BIN)/python -m pytest -n $(JOBS) --dist loadfile --nbval-lax tests notebooks
+	$(BIN)/python -m pytest -n $(JOBS) --dist loadfile --nbval-lax --doctest-modules tests notebooks src/lupikit
 
 test-lib: $(STAMP)
 	$(BIN)/python -m pytest -n $(JOBS) tests -m "not book"

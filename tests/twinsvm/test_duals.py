@@ -156,3 +156,19 @@ def test_linear_kernel_exposes_w(data):
         np.testing.assert_allclose(X @ p["w"] + p["intercept"],
                                    X @ (X.T @ p["coef"]) + p["intercept"])
         assert p["w_privileged"].shape == (Xs.shape[1],)
+
+
+def test_class_sorting_inside_fit_is_invisible(data):
+    # the twin models sort the points by class to slice kernel blocks; the
+    # coefficients must come back in the order of X
+    X, Xs, y = data
+    perm = np.random.default_rng(3).permutation(y.size)
+    for est in (PinballTwinSVC(tau=0.3), PrivilegedPinballTwinSVC(tau=0.3)):
+        a = est.fit(X, y, privileged_features=Xs)
+        da, coef_a = a.decision_function(X), a.primal_[0]["coef"].copy()
+        b = est.fit(X[perm], y[perm], privileged_features=Xs[perm])
+        np.testing.assert_allclose(b.decision_function(X), da, atol=1e-6)
+        np.testing.assert_allclose(b.primal_[0]["coef"], coef_a[perm], atol=1e-6)
+    gram_sorted = PlaneGram(*split_kernel(np.eye(4) + 0.5, [0, 1], [2, 3]), 1.0)
+    gram_fancy = PlaneGram(*split_kernel(np.eye(4) + 0.5, np.array([1, 0]), np.array([3, 2])), 1.0)
+    np.testing.assert_allclose(gram_fancy.Q, gram_sorted.Q[::-1, ::-1], atol=1e-14)

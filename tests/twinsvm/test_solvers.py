@@ -121,3 +121,50 @@ def test_unknown_solver():
     qp = make_qp(np.eye(2), np.zeros(2), 0.0, 1.0)
     with pytest.raises(ValueError, match="solver"):
         solve_dual(qp, "newton")
+
+
+def _duplicated_lupi(seed=0, n_distinct=15, copies=5):
+    # a tiny data set in which every point appears `copies` times and the
+    # privileged features are one-dimensional: singular, very degenerate duals
+    rng = np.random.default_rng(seed)
+    X0 = rng.normal(size=(n_distinct, 2))
+    y0 = (X0[:, 0] + 0.5 * rng.normal(size=n_distinct) > 0).astype(int)
+    y0[:2] = [0, 1]
+    X = np.repeat(X0, copies, axis=0)
+    y = np.repeat(y0, copies)
+    Xs = X[:, :1] + X[:, 1:]
+    return X, Xs, y
+
+
+@pytest.mark.parametrize("kernel", ["linear", "rbf"])
+def test_smo_matches_cvxopt_on_degenerate_duals_with_duplicate_points(kernel):
+    from lupikit.twinsvm import (PinballSVC, PinballTwinSVC, PrivilegedPinballTwinSVC,
+                                 PrivilegedTwinSVC, SVMPlus)
+
+    X, Xs, y = _duplicated_lupi()
+    for est in (PinballTwinSVC(tau=0.5, kernel=kernel), PrivilegedTwinSVC(kernel=kernel),
+                PrivilegedPinballTwinSVC(tau=0.3, kernel=kernel), PinballSVC(kernel=kernel),
+                SVMPlus(kernel=kernel)):
+        smo = est.set_params(solver="smo", tol=1e-8).fit(X, y, privileged_features=Xs)
+        objs = [qp["objective"] for qp in smo.dual_problems_]
+        assert all(qp["converged"] for qp in smo.dual_problems_), type(est).__name__
+        # the active-set phase finishes these in few SMO iterations
+        assert smo.n_iter_.max() <= 20 * max(qp["q"].size for qp in smo.dual_problems_)
+        ref = est.set_params(solver="cvxopt").fit(X, y, privileged_features=Xs)
+        objs_ref = [qp["objective"] for qp in ref.dual_problems_]
+        np.testing.assert_allclose(objs, objs_ref, rtol=1e-6, atol=1e-8,
+                                   err_msg=type(est).__name__)
+
+
+def test_singular_box_qp_of_duplicates_is_solved_exactly():
+    # P = F F' with F of rank 2 and every row repeated: the Newton systems are
+    # singular; the ridge-regularised active-set phase still reaches cvxopt's optimum
+    rng = np.random.default_rng(8)
+    F = np.repeat(rng.normal(size=(10, 2)), 6, axis=0)
+    P = F @ F.T
+    q = rng.normal(size=60)
+    res = smo_solve(P, q, -0.5, 1.0, tol=1e-9)
+    x_ref, _ = cvxopt_solve(P, q, np.full(60, -0.5), np.full(60, 1.0), tol=1e-11)
+    f = lambda z: 0.5 * z @ P @ z + q @ z  # noqa: E731
+    assert res.converged
+    assert res.objective == pytest.approx(f(x_ref), rel=1e-8, abs=1e-9)

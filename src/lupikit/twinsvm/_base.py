@@ -7,6 +7,7 @@ or per class against the rest (``"ovr"``), passing the matching rows of the
 privileged features to each binary model.
 """
 
+import contextlib
 import numbers
 
 import numpy as np
@@ -17,8 +18,12 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from .._validation import check_privileged_features
 from ..kernels import check_kernel, kernel_matrix, resolve_gamma
 from ._qp import SOLVERS
+from ._smo import _blas_controller
 
 __all__ = ["BaseLUPIClassifier"]
+
+#: fits on at most this many samples run with one BLAS thread (see ``fit``)
+_SINGLE_THREAD_MAX_SAMPLES = 3000
 
 
 def _check_positive(value, name, *, allow_zero=False):
@@ -122,16 +127,24 @@ class BaseLUPIClassifier(ClassifierMixin, BaseEstimator):
             problems = [(k, None) for k in range(n_classes)]
         self.problems_ = problems
         models = []
-        for pos, neg in problems:
-            if neg is None:
-                idx = np.arange(X.shape[0])
-                y01 = (y_idx == pos).astype(int)
-            else:
-                idx = np.flatnonzero((y_idx == pos) | (y_idx == neg))
-                y01 = (y_idx[idx] == pos).astype(int)
-            models.append(
-                self._fit_binary(X[idx], None if Xs is None else Xs[idx], y01)
-            )
+        # Small dense problems run with single-threaded BLAS: on a shared
+        # machine a threaded BLAS spin-waits on small matrices and can be
+        # many times slower; large problems keep the BLAS threads.
+        if X.shape[0] <= _SINGLE_THREAD_MAX_SAMPLES:
+            limit = _blas_controller().limit(limits=1, user_api="blas")
+        else:
+            limit = contextlib.nullcontext()
+        with limit:
+            for pos, neg in problems:
+                if neg is None:
+                    idx = np.arange(X.shape[0])
+                    y01 = (y_idx == pos).astype(int)
+                else:
+                    idx = np.flatnonzero((y_idx == pos) | (y_idx == neg))
+                    y01 = (y_idx[idx] == pos).astype(int)
+                models.append(
+                    self._fit_binary(X[idx], None if Xs is None else Xs[idx], y01)
+                )
         self.models_ = models
         self.n_iter_ = np.array([qp["n_iter"] for m in models for qp in m.dual_problems])
         return self

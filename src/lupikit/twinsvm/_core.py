@@ -34,7 +34,7 @@ Jayadeva et al., whose ``H'H`` is singular in kernel form).
 """
 
 import numpy as np
-from scipy.linalg import cho_factor, cho_solve, solve_triangular
+from scipy.linalg import blas, cho_solve, lapack
 
 __all__ = ["PlaneGram"]
 
@@ -53,19 +53,28 @@ class PlaneGram:
     def __init__(self, K_oo, K_on, K_nn, reg):
         reg = float(reg)
         m_o = K_oo.shape[0]
-        M = K_oo + reg * np.eye(m_o)
-        self._cho = cho_factor(M, lower=True, check_finite=False)
+        M = np.array(K_oo, dtype=np.float64, order="F")
+        M.flat[:: m_o + 1] += reg
+        L, info = lapack.dpotrf(M, lower=1, clean=0, overwrite_a=1)
+        if info != 0:
+            raise np.linalg.LinAlgError(
+                "rho I + K_OO is not positive definite (is the kernel PSD?)")
+        self._cho = (L, True)
         self._K_on = K_on
-        # W = L^{-1} K_on, so that K_no M^{-1} K_on = W'W (one triangular solve;
-        # only the lower triangle of the factor is read)
-        W = solve_triangular(self._cho[0], K_on, lower=True, check_finite=False)
+        # Z = K_no L^{-T} (one triangular solve, BLAS trsm on a Fortran copy),
+        # so that K_no M^{-1} K_on = Z Z' (a symmetric rank-k update, syrk)
+        Z = np.array(np.asarray(K_on, dtype=np.float64).T, order="F")
+        Z = blas.dtrsm(1.0, L, Z, side=1, lower=1, trans_a=1, overwrite_b=1)
         self.r = cho_solve(self._cho, np.ones(m_o), check_finite=False)  # M^{-1} e
         self.s = float(self.r.sum())
-        self.v = (K_on.T @ self.r - 1.0) / (reg * self.s)
-        Q = K_nn - W.T @ W
-        Q /= reg
-        Q += (reg * self.s) * np.outer(self.v, self.v)
-        self.Q = 0.5 * (Q + Q.T)
+        self.v = (np.asarray(K_on).T @ self.r - 1.0) / (reg * self.s)
+        # lower triangle of (K_nn - Z Z') / rho, then + rho s v v', then mirrored:
+        # Q is exactly symmetric and only one triangle is ever computed
+        C = np.array(K_nn, dtype=np.float64, order="F")
+        C = blas.dsyrk(-1.0 / reg, Z, beta=1.0 / reg, c=C, trans=0, lower=1, overwrite_c=1)
+        C = blas.dger(reg * self.s, self.v, self.v, a=C, overwrite_a=1)
+        _mirror_lower(C)
+        self.Q = C.T  # C-contiguous (rows of Q are read by SMO); Q is symmetric
         self.reg = reg
 
     def recover(self, lam):
@@ -76,6 +85,29 @@ class PlaneGram:
         return -eta / self.reg, -lam / self.reg, b
 
 
+def _mirror_lower(C, block=128):
+    """Copy the lower triangle of the square Fortran-ordered ``C`` onto its
+    upper triangle, in place, block column by block column."""
+    n = C.shape[0]
+    for j0 in range(0, n, block):
+        j1 = min(n, j0 + block)
+        D = C[j0:j1, j0:j1]
+        D[np.triu_indices(j1 - j0, 1)] = D.T[np.triu_indices(j1 - j0, 1)]
+        C[j0:j1, j1:] = C[j1:, j0:j1].T
+    return C
+
+
 def split_kernel(K, own, other):
-    """Blocks ``K_oo, K_on, K_nn`` of a kernel matrix for index arrays."""
+    """Blocks ``K_oo, K_on, K_nn`` of a kernel matrix for index arrays.
+
+    Contiguous ranges (the classes after sorting) give views, not copies.
+    """
+    own, other = np.asarray(own), np.asarray(other)
+    if _is_range(own) and _is_range(other):
+        o, n_ = slice(own[0], own[-1] + 1), slice(other[0], other[-1] + 1)
+        return K[o, o], K[o, n_], K[n_, n_]
     return K[np.ix_(own, own)], K[np.ix_(own, other)], K[np.ix_(other, other)]
+
+
+def _is_range(idx):
+    return idx.size > 0 and idx[-1] - idx[0] + 1 == idx.size and bool(np.all(np.diff(idx) == 1))

@@ -42,11 +42,15 @@ class DualQP(dict):
         return self["P"] @ z + self["q"]
 
 
-def make_qp(P, q, lo, hi, A=None, b=None, constant=0.0, x0=None):
+def make_qp(P, q, lo, hi, A=None, b=None, constant=0.0, x0=None, *, assume_symmetric=False):
+    """A :class:`DualQP`; ``P`` is symmetrised unless ``assume_symmetric``
+    (for matrices built exactly symmetric, which saves a dense copy)."""
     n = len(q)
     if A is None:
         A, b = np.zeros((0, n)), np.zeros(0)
-    P = 0.5 * (P + P.T)
+    P = np.asarray(P, dtype=np.float64)
+    if not assume_symmetric:
+        P = 0.5 * (P + P.T)
     return DualQP(
         P=np.ascontiguousarray(P),
         q=np.asarray(q, dtype=np.float64),

@@ -25,6 +25,11 @@ clipped to the box. It stops when no move has a directional derivative below
 ``-tol`` (a first-order KKT violation), or after ``max_iter`` iterations.
 The gradient is kept up to date with one row of the cached ``P`` per moved
 variable, so one iteration costs ``O(n)`` vectorised numpy work.
+
+Periodically an active-set phase (ridge-regularised Newton steps on the free
+variables; see ``polish_every`` of :func:`smo_solve`) finishes what
+first-order steps do slowly: ill-conditioned or singular duals (duplicate
+points, low-rank privileged kernels).
 """
 
 import itertools
@@ -32,7 +37,7 @@ import warnings
 
 import numpy as np
 from scipy.linalg import cho_factor, cho_solve
-from threadpoolctl import threadpool_limits
+from threadpoolctl import ThreadpoolController
 from sklearn.exceptions import ConvergenceWarning
 
 __all__ = ["smo_solve", "SMOResult"]
@@ -176,13 +181,29 @@ def _smo_impl(
         twin-SVM duals with privileged information pair ``alpha_j`` with
         ``beta_j``, whose columns of ``P`` are nearly parallel.
     polish_every : int, default=None
-        Every that many iterations, take one Newton step on the current free
-        variables (those strictly inside their bounds), keeping ``Az = b``
-        and stopping at the first bound it meets (an active-set step). SMO
-        identifies the active bounds quickly but converges slowly on the free
-        variables when ``P`` is ill-conditioned; the Newton step finishes that
-        part. None means ``max(50, n // 4)`` without equality constraints and
-        ``max(10, n // 40)`` with them; 0 disables it (pure SMO).
+        Every that many iterations, run an active-set phase on top of SMO:
+        Newton steps on the free variables (the ones strictly inside their
+        bounds plus the bound ones whose -- multiplier-adjusted -- gradient
+        says they should leave their bound), keeping ``Az = b``. Without
+        equality constraints the step is a projected-Newton step (a search
+        along ``clip(x + t d)``, so many bounds change at once; bound
+        variables that the direction pushes outwards are dropped first);
+        with them it is an exact line search stopped at the first bound
+        met (ratio test). The phase repeats until a full step leaves
+        nothing to release (or a step cap). SMO identifies the active
+        bounds quickly but converges slowly on the free variables when
+        ``P`` is ill-conditioned or singular; this phase finishes that part.
+        **Tiny ridge:** the Newton systems are solved with
+        ``H_FF + delta I``, ``delta = 1e-10 max diag(H_FF)`` (grown by 100x
+        if Cholesky still fails), which makes them well posed on the
+        singular duals of duplicate points and low-rank kernels: along a
+        (near-)null direction the step becomes a long zero-curvature descent
+        direction that the line search stops at a bound. The ridge only
+        shapes the direction; the objective and the KKT test use the exact
+        ``P``. Likewise SMO's one-, two- and three-variable steps divide by
+        the curvature floored at ``1e-12``. None means ``max(50, n // 4)``
+        without equality constraints and ``max(100, n // 2)`` with them; 0
+        disables it (pure SMO).
 
     Returns
     -------
@@ -224,7 +245,9 @@ def _smo_impl(
         columns, inverse = np.zeros((1, 0)), np.zeros(n, dtype=int)
     order = np.argsort(inverse, kind="stable")
     bounds = np.searchsorted(inverse[order], np.arange(columns.shape[0] + 1))
-    P = P[np.ix_(order, order)]
+    identity_order = bool(np.all(order == np.arange(n)))
+    if not identity_order:
+        P = P[np.ix_(order, order)]
     A = A[:, order]
     if partner is not None:
         if A.shape[0]:
@@ -248,7 +271,7 @@ def _smo_impl(
         return float(0.5 * x @ (g + q))
 
     if polish_every is None:
-        polish_every = max(50, n // 4) if A.shape[0] == 0 else max(10, n // 40)
+        polish_every = max(50, n // 4) if A.shape[0] == 0 else max(100, n // 2)
     n_iter = 0
     violation = np.inf
     converged = False
@@ -256,7 +279,7 @@ def _smo_impl(
 
     ridge_rel = 1e-10
 
-    def subspace_step(F):
+    def subspace_step(F, prune=False):
         """One ridge-regularised Newton step on the variables ``F``.
 
         Direction: ``d = -(H_FF + delta I)^{-1}(g_F + A_F' mu)`` with ``mu``
@@ -270,7 +293,8 @@ def _smo_impl(
         minimiser (no new bound), and the variables of ``F`` at a bound that
         the direction would push outside (then nothing moves).
         """
-        H = P[np.ix_(F, F)]
+        PF = P.take(F, axis=0)  # rows of F (contiguous copies): H and the gradient update
+        H = PF.take(F, axis=1)
         gF = g[F]
         nF = F.size
         dmax = max(float(H.diagonal().max()), 1e-300)
@@ -303,6 +327,40 @@ def _smo_impl(
         xF = x[F]
         with np.errstate(divide="ignore", invalid="ignore"):
             room = np.where(d > 0, (hi[F] - xF) / d, np.where(d < 0, (lo[F] - xF) / d, np.inf))
+        if not A.shape[0] and prune:
+            # bound variables that the Newton direction pushes outwards stay
+            # where they are: drop them and recompute the direction
+            out = ((d < 0) & ~down[F]) | ((d > 0) & ~up[F])
+            if out.any() and not out.all():
+                return False, False, F[out]
+        if not A.shape[0] and t_star > 0:
+            # box only: projected search along clip(x + t d), which lets many
+            # variables reach their bounds in one step (projected Newton)
+            loF, hiF = lo[F], hi[F]
+            if np.isfinite(t_star):
+                t = t_star
+            else:  # zero curvature along d: go as far as the last finite break point
+                finite = np.isfinite(room)
+                t = float(room[finite].max()) if finite.any() else 1.0 / max(np.abs(d).max(), 1e-300)
+            best = None
+            for _ in range(12):
+                newF = np.clip(xF + t * d, loF, hiF)
+                newF = np.where(hiF - newF <= eps_b[F], hiF, newF)
+                newF = np.where(newF - loF <= eps_b[F], loF, newF)
+                step = newF - xF
+                lin = float(gF @ step)
+                change = lin + 0.5 * float(step @ (H @ step))
+                if change < 0 and change <= 1e-4 * lin:
+                    best = (newF, step)
+                    break
+                t *= 0.5
+            if best is not None:
+                newF, step = best
+                x[F] = newF
+                g[:] += step @ PF
+                up[F] = newF < hiF - eps_b[F]
+                down[F] = newF > loF + eps_b[F]
+                return True, bool(np.all((newF > loF) & (newF < hiF)) or t >= t_star), None
         blocked = room <= 0.0
         if blocked.any():
             return False, False, F[blocked]
@@ -318,7 +376,7 @@ def _smo_impl(
         newF = np.where(newF - lo[F] <= eps_b[F], lo[F], newF)
         step = newF - xF
         x[F] = newF
-        g[:] += P[:, F] @ step
+        g[:] += step @ PF
         up[F] = newF < hi[F] - eps_b[F]
         down[F] = newF > lo[F] + eps_b[F]
         return True, t_star <= t_max, None
@@ -346,8 +404,8 @@ def _smo_impl(
             F = release_set()
             if F is None or F.size == 0 or F.size > 4000:
                 return
-            for _ in range(5):
-                moved, full, blocked = subspace_step(F)
+            for attempt in range(5):
+                moved, full, blocked = subspace_step(F, prune=attempt < 3)
                 if blocked is None:
                     break
                 F = np.setdiff1d(F, blocked, assume_unique=True)
@@ -531,8 +589,19 @@ def _smo_impl(
     )
 
 
+_CONTROLLER = None
+
+
+def _blas_controller():
+    # inspecting the loaded libraries costs milliseconds: do it once
+    global _CONTROLLER
+    if _CONTROLLER is None:
+        _CONTROLLER = ThreadpoolController()
+    return _CONTROLLER
+
+
 def smo_solve(P, q, lo, hi, A=None, b=None, **kwargs):  # noqa: D103
-    with threadpool_limits(limits=1, user_api="blas"):
+    with _blas_controller().limit(limits=1, user_api="blas"):
         return _smo_impl(P, q, lo, hi, A, b, **kwargs)
 
 

@@ -89,17 +89,28 @@ class _BaseTwin(BaseLUPIClassifier):
         return float(self.tau) if self._pinball else 0.0
 
     def _fit_binary(self, X, Xs, y01):
-        K = self.kernel_(X)
-        Ks = self.privileged_kernel_(Xs) if self._uses_privileged else None
+        # sort the points by class once: every kernel block of both twin
+        # problems is then a contiguous slice of one kernel matrix (no copies)
         pos = np.flatnonzero(y01 == 1)
         neg = np.flatnonzero(y01 == 0)
+        perm = np.r_[pos, neg]
+        K = self.kernel_(X[perm])
+        Ks = self.privileged_kernel_(Xs[perm]) if self._uses_privileged else None
+        pos_s = np.arange(pos.size)
+        neg_s = np.arange(pos.size, perm.size)
         planes, qps, kkts, gaps = [], [], [], []
-        for own, other, side, C in ((pos, neg, -1.0, self.C1), (neg, pos, 1.0, self.C2)):
+        for own, other, side, C in ((pos_s, neg_s, -1.0, self.C1), (neg_s, pos_s, 1.0, self.C2)):
             plane, qp, kkt, gap = self._fit_plane(K, Ks, own, other, side, float(C))
             planes.append(plane)
             qps.append(qp)
             kkts.append(kkt)
             gaps.append(gap)
+        for p in planes:  # back to the order of X
+            for key in ("coef", "coef_privileged"):
+                if key in p:
+                    sorted_coef = p[key]
+                    p[key] = np.empty_like(sorted_coef)
+                    p[key][perm] = sorted_coef
         for p in planes:
             if self.kernel_.kernel == "linear":
                 p["w"] = X.T @ p["coef"]
@@ -117,7 +128,7 @@ class _BaseTwin(BaseLUPIClassifier):
         e = np.ones(m)
         n = K.shape[0]
         if not self._uses_privileged:
-            qp = make_qp(Q, -e, -tau * C, C)
+            qp = make_qp(Q, -e, -tau * C, C, assume_symmetric=True)
             solve_dual(qp, self.solver, tol=self.tol, max_iter=self.max_iter)
             nu = qp["x"]
             lam = -side * nu
@@ -133,7 +144,8 @@ class _BaseTwin(BaseLUPIClassifier):
                 [-tau * Q + Qs / gam, tau * tau * Q + Qs / gam],
             ])
             q = np.r_[-e - (C / gam) * Qse, tau * e - (C / gam) * Qse]
-            qp = make_qp(P, q, 0.0, np.inf, constant=C * C / (2 * gam) * (e @ Qse))
+            qp = make_qp(P, q, 0.0, np.inf, constant=C * C / (2 * gam) * (e @ Qse),
+                         assume_symmetric=True)
             partner = np.r_[np.arange(m, 2 * m), np.arange(m)]
             solve_dual(qp, self.solver, tol=self.tol, max_iter=self.max_iter, partner=partner)
             alpha, beta = qp["x"][:m], qp["x"][m:]
