@@ -349,6 +349,9 @@ def main(argv=None):
     except CLIError as exc:
         print(f"lupikit: error: {exc}", file=sys.stderr)
         return 2
+    except BrokenPipeError:  # e.g. `lupikit list | head`
+        sys.stdout = open(os.devnull, "w")
+        return 0
 
 
 if __name__ == "__main__":  # pragma: no cover
