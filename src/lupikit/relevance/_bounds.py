@@ -9,13 +9,12 @@ from sklearn.base import BaseEstimator
 from sklearn.feature_selection import SelectorMixin
 from sklearn.model_selection import KFold, StratifiedKFold
 from sklearn.utils import check_random_state
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 from tqdm import tqdm
 
-from .._validation import check_privileged_features
 from ..metrics import macro_averaged_mae
 from ._lp import OrdinalLP
-from ._ordinal import OrdinalRegressionLP, check_ordinal_labels
+from ._ordinal import OrdinalRegressionLP, check_fit_inputs, check_ordinal_labels
 from ._thresholds import classify_relevance, prediction_interval
 
 __all__ = ["FeatureRelevanceBounds", "select_C", "select_C_gamma"]
@@ -356,15 +355,7 @@ class FeatureRelevanceBounds(SelectorMixin, BaseEstimator):
         self
         """
         self._check_params()
-        X = validate_data(self, X, dtype=np.float64, reset=True)
-        classes, yb = check_ordinal_labels(y)
-        if yb.shape[0] != X.shape[0]:
-            raise ValueError(f"y has {yb.shape[0]} labels but X has {X.shape[0]} samples.")
-        Xs = check_privileged_features(privileged_features, X.shape[0], required=False)
-        if Xs is not None and self.constraints != "explicit":
-            raise ValueError(
-                "privileged_features are supported with constraints='explicit' only, "
-                f"got constraints={self.constraints!r}.")
+        X, classes, yb, Xs = check_fit_inputs(self, X, y, privileged_features)
         rng = check_random_state(self.random_state)
         y_lab = classes[yb]
 

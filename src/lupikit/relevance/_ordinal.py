@@ -103,6 +103,26 @@ def _check_params(est):
         raise ValueError(f"gamma must be a positive finite number, got {g!r}.")
 
 
+def check_fit_inputs(estimator, X, y, privileged_features):
+    """Validate ``fit`` inputs shared by the ordinal LP estimators.
+
+    Returns ``(X, classes, y_bins, X_star)``; ``X_star`` is None without
+    privileged features, which need ``constraints="explicit"`` (the LUPI model
+    of the paper).
+    """
+    X = validate_data(estimator, X, dtype=np.float64, reset=True)
+    classes, yb = check_ordinal_labels(y)
+    if yb.shape[0] != X.shape[0]:
+        raise ValueError(f"y has {yb.shape[0]} labels but X has {X.shape[0]} samples.")
+    Xs = check_privileged_features(privileged_features, X.shape[0], required=False)
+    if Xs is not None and estimator.constraints != "explicit":
+        raise ValueError(
+            "privileged_features are supported with constraints='explicit' only "
+            f"(the LUPI model of the paper), got constraints={estimator.constraints!r}."
+        )
+    return X, classes, yb, Xs
+
+
 class OrdinalRegressionLP(ClassifierMixin, BaseEstimator):
     r"""L1-regularised large-margin ordinal regression (Chu & Keerthi), an LP.
 
@@ -200,16 +220,7 @@ class OrdinalRegressionLP(ClassifierMixin, BaseEstimator):
         self
         """
         _check_params(self)
-        X = validate_data(self, X, dtype=np.float64, reset=True)
-        classes, yb = check_ordinal_labels(y)
-        if yb.shape[0] != X.shape[0]:
-            raise ValueError(f"y has {yb.shape[0]} labels but X has {X.shape[0]} samples.")
-        Xs = check_privileged_features(privileged_features, X.shape[0], required=False)
-        if Xs is not None and self.constraints != "explicit":
-            raise ValueError(
-                "privileged_features are supported with constraints='explicit' only "
-                f"(the LUPI model of the paper), got constraints={self.constraints!r}."
-            )
+        X, classes, yb, Xs = check_fit_inputs(self, X, y, privileged_features)
         lp = OrdinalLP(X, yb, classes.size, self.C, self.constraints, X_star=Xs, gamma=self.gamma)
         return self._store(lp, classes)
 

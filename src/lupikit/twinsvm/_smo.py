@@ -270,6 +270,13 @@ def _smo_impl(
     def objective():
         return float(0.5 * x @ (g + q))
 
+    def commit(k, xk):
+        """Set x[k] = xk, update the gradient and the bound flags of k."""
+        g[:] += (xk - x[k]) * P[k]
+        x[k] = xk
+        up[k] = xk < hi[k] - eps_b[k]
+        down[k] = xk > lo[k] + eps_b[k]
+
     if polish_every is None:
         polish_every = max(50, n // 4) if A.shape[0] == 0 else max(100, n // 2)
     n_iter = 0
@@ -455,11 +462,7 @@ def _smo_impl(
                         xk = hi[k]
                     if xk - lo[k] <= eps_b[k]:
                         xk = lo[k]
-                    dk = xk - x[k]
-                    x[k] = xk
-                    g += dk * P[k]
-                    up[k] = xk < hi[k] - eps_b[k]
-                    down[k] = xk > lo[k] + eps_b[k]
+                    commit(k, xk)
                 n_iter += 1
                 continue
             gi = g[i]
@@ -474,10 +477,7 @@ def _smo_impl(
             elif c < 0 and xi - lo[i] <= eps_b[i]:
                 step = lo[i] - x[i]
                 xi = lo[i]
-            x[i] = xi
-            g += step * P[i]
-            up[i] = xi < hi[i] - eps_b[i]
-            down[i] = xi > lo[i] + eps_b[i]
+            commit(i, xi)
             n_iter += 1
             continue
 
@@ -558,11 +558,7 @@ def _smo_impl(
                 xi = hi[i]
             if xi - lo[i] <= eps_b[i]:
                 xi = lo[i]
-            step = xi - x[i]
-            x[i] = xi
-            g += step * P[i]
-            up[i] = xi < hi[i] - eps_b[i]
-            down[i] = xi > lo[i] + eps_b[i]
+            commit(i, xi)
         n_iter += 1
 
     if not converged:
