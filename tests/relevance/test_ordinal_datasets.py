@@ -60,6 +60,14 @@ def test_real_loaders():
         load_binned_regression("boston")
 
 
+def test_real_loaders_return_X_y():
+    for load in (load_anes96, load_fair, load_binned_regression):
+        bunch = load()
+        X, y = load(return_X_y=True)
+        np.testing.assert_array_equal(np.asarray(X), np.asarray(bunch.data))
+        np.testing.assert_array_equal(y, bunch.target)
+
+
 @pytest.mark.parametrize("module", [
     "lupikit.relevance._lp", "lupikit.relevance._ordinal", "lupikit.relevance._bounds",
     "lupikit.relevance._thresholds", "lupikit.datasets._ordinal",

@@ -234,11 +234,16 @@ def _statsmodels_datasets():
     return datasets
 
 
-def load_anes96():
+def load_anes96(*, return_X_y=False):
     """Load the 1996 American National Election Study extract (statsmodels).
 
     944 respondents; the ordinal target is party identification ``PID`` on
     seven levels (0 strong Democrat ... 6 strong Republican).
+
+    Parameters
+    ----------
+    return_X_y : bool, default=False
+        Return ``(data, target)`` instead of the Bunch.
 
     Returns
     -------
@@ -248,6 +253,8 @@ def load_anes96():
         split: the respondent's placement of the two candidates, ``ClinLR``
         and ``DoleLR``, and the reported ``vote``, answers only collected in
         the post-election interview), ``DESCR``.
+    (data, target) : tuple
+        If ``return_X_y`` is True.
 
     Examples
     --------
@@ -260,6 +267,8 @@ def load_anes96():
     frame = ds.data
     target = frame["PID"].to_numpy().astype(np.int64)
     data = frame.drop(columns=["PID"])
+    if return_X_y:
+        return data, target
     return Bunch(
         data=data,
         target=target,
@@ -271,11 +280,16 @@ def load_anes96():
     )
 
 
-def load_fair():
+def load_fair(*, return_X_y=False):
     """Load the Fair (1978) extramarital-affairs survey (statsmodels).
 
     6,366 women; the ordinal target is ``rate_marriage`` (1 very poor ...
     5 very good).
+
+    Parameters
+    ----------
+    return_X_y : bool, default=False
+        Return ``(data, target)`` instead of the Bunch.
 
     Returns
     -------
@@ -284,6 +298,8 @@ def load_fair():
         occupation, occupation_husb, affairs), ``target`` (int levels 1..5),
         ``feature_names``, ``privileged_names`` (``["affairs"]``: intimate
         information that would not be asked at prediction time), ``DESCR``.
+    (data, target) : tuple
+        If ``return_X_y`` is True.
 
     Examples
     --------
@@ -296,6 +312,8 @@ def load_fair():
     frame = ds.data
     target = frame["rate_marriage"].to_numpy().astype(np.int64)
     data = frame.drop(columns=["rate_marriage"])
+    if return_X_y:
+        return data, target
     return Bunch(
         data=data,
         target=target,
@@ -307,7 +325,7 @@ def load_fair():
     )
 
 
-def load_binned_regression(name="diabetes", *, n_bins=5):
+def load_binned_regression(name="diabetes", *, n_bins=5, return_X_y=False):
     """A regression data set with its target binned into ordinal levels.
 
     Equal-frequency binning into 5 or 10 levels turns regression benchmarks
@@ -321,12 +339,16 @@ def load_binned_regression(name="diabetes", *, n_bins=5):
         results from statsmodels (303 x 20; target: share of pupils above the
         national median in maths).
     n_bins : int, default=5
+    return_X_y : bool, default=False
+        Return ``(data, target)`` instead of the Bunch.
 
     Returns
     -------
     data : sklearn.utils.Bunch
         ``data`` (ndarray), ``target`` (int levels ``0 .. n_bins-1``),
         ``target_continuous``, ``feature_names``, ``DESCR``.
+    (data, target) : tuple
+        If ``return_X_y`` is True.
 
     Examples
     --------
@@ -349,6 +371,8 @@ def load_binned_regression(name="diabetes", *, n_bins=5):
         descr = "statsmodels star98 (California STAR 1998), share above median, binned."
     else:
         raise ValueError(f"name must be 'diabetes' or 'star98', got {name!r}.")
+    if return_X_y:
+        return np.asarray(X, dtype=float), bin_target(yc, n_bins)
     return Bunch(
         data=np.asarray(X, dtype=float),
         target=bin_target(yc, n_bins),
