@@ -105,7 +105,7 @@ def test_label_gap_warns_and_never_predicts_missing():
 
 
 @pytest.mark.parametrize("y, match", [
-    ([1, 1, 1, 1], "single class"),
+    ([1, 1, 1, 1], "only one class"),
     ([1.0, 1.5, 2.0, 2.0], "integer ordinal labels"),
     (["a", "b", "a", "b"], "integer ordinal labels"),
     ([1, np.nan, 2, 2], "NaN"),
@@ -136,7 +136,9 @@ def test_bad_inputs():
 
 
 def test_check_ordinal_labels_maps_bins():
-    with pytest.warns(UserWarning, match="gap"):
+    from sklearn.exceptions import DataConversionWarning
+
+    with pytest.warns(UserWarning, match="gap"), pytest.warns(DataConversionWarning):
         classes, yb = check_ordinal_labels(np.array([[7.0], [3.0], [5.0]]))
     assert classes.tolist() == [3, 5, 7] and yb.tolist() == [2, 0, 1]
 
@@ -205,3 +207,47 @@ def test_lower_bounds_from_the_two_upper_bound_lps_equal_their_own_lp(small):
     assert len(lp2._signed) == d  # every lower bound was read off the upper-bound LPs
     np.testing.assert_allclose(both[0::2], alone, atol=1e-7)
     assert max(alone) > 1e-3  # some feature is strongly relevant, so the check is not all zeros
+
+
+# scikit-learn's common checks, with the two that do not fit an *ordinal* model
+_ORDINAL_XFAIL = {
+    "check_classifiers_classes": "labels are ordered integer levels; string labels are "
+                                 "rejected with a ValueError that says so",
+    "check_classifiers_train": "its 3-class blobs are nominal classes that no single linear "
+                               "score orders; the binary case is tested below",
+}
+
+
+@pytest.mark.parametrize("constraints", ["explicit", "implicit"])
+def test_check_estimator(constraints):
+    from sklearn.utils.estimator_checks import check_estimator
+
+    check_estimator(OrdinalRegressionLP(constraints=constraints),
+                    expected_failed_checks=_ORDINAL_XFAIL)
+
+
+def test_decision_function_agrees_with_predict(small):
+    X, y = small
+    m = OrdinalRegressionLP(C=1.0).fit(X, y)
+    margins = m.decision_function(X)
+    assert margins.shape == (X.shape[0], m.classes_.size)
+    np.testing.assert_array_equal(m.classes_[margins.argmax(axis=1)], m.predict(X))
+    f = X @ m.coef_
+    k = 1  # a middle bin: the margin is the distance to the nearer of its two thresholds
+    np.testing.assert_allclose(margins[:, k], np.minimum(f - m.thresholds_[k - 1], m.thresholds_[k] - f))
+    # two labels: one column, positive for the upper label (scikit-learn's binary convention)
+    yb = (y > np.median(y)).astype(int)
+    mb = OrdinalRegressionLP(C=1.0).fit(X, yb)
+    d = mb.decision_function(X)
+    assert d.shape == (X.shape[0],)
+    np.testing.assert_array_equal(mb.predict(X), (d >= 0).astype(int))
+
+
+def test_y_conventions(small):
+    from sklearn.exceptions import DataConversionWarning
+
+    X, y = small
+    with pytest.warns(DataConversionWarning):
+        OrdinalRegressionLP().fit(X, y.reshape(-1, 1))
+    with pytest.raises(ValueError, match="requires y to be passed"):
+        OrdinalRegressionLP().fit(X, None)

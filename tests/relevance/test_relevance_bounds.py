@@ -139,7 +139,7 @@ def test_bad_parameters(data, kwargs, match):
 def test_bad_data(data):
     X, y, _ = data
     frb = FeatureRelevanceBounds(C=1.0, n_permutations=2)
-    with pytest.raises(ValueError, match="single class"):
+    with pytest.raises(ValueError, match="only one class"):
         frb.fit(X, np.zeros(len(y)))
     with pytest.raises(ValueError, match="integer ordinal"):
         frb.fit(X, y + 0.5)

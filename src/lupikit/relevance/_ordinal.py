@@ -45,9 +45,12 @@ def check_ordinal_labels(y, *, name="y"):
     >>> classes.tolist(), yb.tolist()
     ([1, 2, 3], [2, 0, 1, 1])
     """
+    if y is None:
+        raise ValueError(
+            f"This estimator requires y to be passed, but the target {name} is None.")
     y = np.asarray(y)
     if y.ndim == 2 and y.shape[1] == 1:
-        y = y.ravel()
+        y = column_or_1d(y, warn=True)  # DataConversionWarning, as scikit-learn does
     if y.ndim != 1:
         raise ValueError(f"{name} must be 1-D (one ordinal label per sample), got shape {y.shape}.")
     if y.dtype.kind == "b":
@@ -75,7 +78,7 @@ def check_ordinal_labels(y, *, name="y"):
     classes = np.unique(y)
     if classes.size < 2:
         raise ValueError(
-            f"{name} has a single class ({classes.tolist()}); ordinal regression needs at "
+            f"{name} has only one class ({classes.tolist()}); ordinal regression needs at "
             "least two ordered labels."
         )
     gaps = np.flatnonzero(np.diff(classes) > 1)
@@ -243,13 +246,46 @@ class OrdinalRegressionLP(ClassifierMixin, BaseEstimator):
         self.n_features_in_ = lp.d
         return self
 
-    def decision_function(self, X):
-        """Latent score ``w . x`` of every sample."""
+    def _latent(self, X):
         check_is_fitted(self)
         X = validate_data(self, X, dtype=np.float64, reset=False)
         return X @ self.coef_
 
+    def decision_function(self, X):
+        """Signed margins of the latent score ``f = X @ coef_`` in each bin.
+
+        For bin :math:`k` with thresholds :math:`b_{k-1} < b_k` (and
+        :math:`b_0=-\\infty`, :math:`b_l=+\\infty`) the margin is
+        :math:`\\min(f - b_{k-1},\\ b_k - f)`: non-negative only in the bin
+        that contains :math:`f`, so ``argmax`` over the columns is the
+        prediction, as scikit-learn expects of a classifier. With two labels
+        it is the single column :math:`f - b_1` (positive for the upper label).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        margins : ndarray of shape (n_samples,) or (n_samples, n_classes)
+        """
+        f = self._latent(X)
+        if self.classes_.size == 2:
+            return f - self.thresholds_[0]
+        lower = np.r_[-np.inf, self.thresholds_]
+        upper = np.r_[self.thresholds_, np.inf]
+        return np.minimum(f[:, None] - lower, upper - f[:, None])
+
     def predict(self, X):
-        """Predict ordinal labels: the bin of ``w . x`` between the thresholds."""
-        f = self.decision_function(X)
+        """Predict ordinal labels: the bin of ``X @ coef_`` between the thresholds.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        y : ndarray of shape (n_samples,)
+        """
+        f = self._latent(X)
         return self.classes_[np.searchsorted(self.thresholds_, f, side="right")]
