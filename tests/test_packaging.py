@@ -91,3 +91,16 @@ def test_vendored_data_documented():
     for f in data.iterdir():
         if f.name != "README.md":
             assert f.name.split(".")[0] in readme, f"{f.name} has no source/licence entry"
+
+
+def test_readme_python_example_runs():
+    """The library example in README.md runs as written (a user's first contact)."""
+    import re
+
+    import sklearn
+
+    blocks = re.findall(r"```python\n(.*?)```", (ROOT / "README.md").read_text(), flags=re.S)
+    assert blocks
+    with sklearn.config_context():  # the example switches metadata routing on globally
+        for code in blocks:
+            exec(compile(code, "README.md", "exec"), {})
