@@ -78,3 +78,8 @@ def test_compare_models_against_manual_loop():
             roc_auc_score(task.y[te], pf.predict_proba(task.X_star[te])[:, 1]))
     with pytest.raises(ValueError, match="privileged_only"):
         compare_models(models, task, privileged_only="XX")
+    # the notebooks' n_jobs: parallel splits give the same table
+    par = compare_models(models, task, n_repeats=2, privileged_only="PF", random_state=3, n_jobs=2)
+    cols = ["model", "rep", "auc", "positive_rate", "dp_diff"]
+    assert par[cols].sort_values(["model", "rep"]).reset_index(drop=True).equals(
+        res[cols].sort_values(["model", "rep"]).reset_index(drop=True))
