@@ -54,3 +54,35 @@ def test_cross_validate_matches_manual_folds(iris):
         m = clone(est).fit(sc.transform(X[tr]), y[tr])
         acc.append(accuracy_score(y[te], m.predict(sc.transform(X[te]))))
     np.testing.assert_allclose(res["accuracy"], acc)
+
+
+def test_collapsed_planes_warn_and_predict_a_class_not_noise():
+    """Haberman, linear Pin-TWSVMPI with C=10: both planes collapse to w = 0.
+
+    Their 'distances' were ratios of rounding errors (about 1e12, of either sign,
+    depending on the solver); now the model says so and predicts the majority.
+    """
+    from sklearn.model_selection import StratifiedKFold
+
+    from lupikit.datasets import load_haberman
+    from lupikit.twinsvm import DegeneratePlaneWarning, PCAPrivileged
+
+    X, y = load_haberman(return_X_y=True)
+    tr = next(StratifiedKFold(5, shuffle=True, random_state=0).split(X, y))[0]
+    sc = StandardScaler().fit(X[tr])
+    Xs = PCAPrivileged(n_components=0.95).fit_transform(X[tr])
+    preds = []
+    for solver in ("smo", "cvxopt"):
+        est = PrivilegedPinballTwinSVC(kernel="linear", solver=solver, C1=10.0, C2=10.0, tau=0.5)
+        with pytest.warns(DegeneratePlaneWarning, match="majority"):
+            est.fit(sc.transform(X[tr]), y[tr], privileged_features=Xs)
+        preds.append(est.predict(sc.transform(X)))
+    majority = np.bincount(y[tr]).argmax()
+    assert all((p == majority).all() for p in preds)
+    # a usable C gives planes with a finite norm and no warning
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", DegeneratePlaneWarning)
+        PrivilegedPinballTwinSVC(kernel="linear", C1=1.0, C2=1.0, tau=0.5).fit(
+            sc.transform(X[tr]), y[tr], privileged_features=Xs)

@@ -22,7 +22,8 @@ from ._privileged import PCAPrivileged, PCAPrivilegedClassifier
 from ._qp import DualQP, cvxopt_solve, solve_dual
 from ._smo import smo_solve
 from ._svm import PinballSVC, SVMPlus
-from ._twin import PinballTwinSVC, PrivilegedPinballTwinSVC, PrivilegedTwinSVC, TwinSVC
+from ._twin import (DegeneratePlaneWarning, PinballTwinSVC, PrivilegedPinballTwinSVC,
+                    PrivilegedTwinSVC, TwinSVC)
 
 __all__ = [
     "TwinSVC",
@@ -30,6 +31,7 @@ __all__ = [
     "PrivilegedTwinSVC",
     "PrivilegedPinballTwinSVC",
     "PinballSVC",
+    "DegeneratePlaneWarning",
     "SVMPlus",
     "PCAPrivileged",
     "PCAPrivilegedClassifier",

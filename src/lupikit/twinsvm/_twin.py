@@ -30,6 +30,8 @@ same on the privileged kernel with ``rho = 1``). Neither has an equality
 constraint: the intercepts are inside the squared terms.
 """
 
+import warnings
+
 import numpy as np
 
 from ._base import BaseLUPIClassifier, _check_positive, _check_tau
@@ -44,10 +46,25 @@ __all__ = [
 ]
 
 
-class _TwinModel:
-    """A fitted binary twin model (two planes)."""
+class DegeneratePlaneWarning(UserWarning):
+    """A twin plane collapsed to ``w = 0``: no point is at a finite distance from it.
 
-    def __init__(self, X, kernel, planes, dual_problems, duality_gap, kkt):
+    This happens for some hyperparameters (e.g. a large ``C`` with privileged
+    correcting functions that absorb every constraint). The model then
+    assigns every point to the other plane's class, or, when both planes
+    collapsed, to the majority class of its training labels, instead of
+    comparing distances that are numerically meaningless.
+    """
+
+
+#: ``||w|| <= DEGENERATE_TOL * max(1, |b|)`` marks a collapsed plane
+DEGENERATE_TOL = 1e-5
+
+
+class _TwinModel:
+    """A fitted binary twin model (two planes; plane 0 belongs to class 1)."""
+
+    def __init__(self, X, kernel, planes, dual_problems, duality_gap, kkt, positive_rate=0.5):
         self.X = X
         self.kernel = kernel
         self.planes = planes
@@ -55,16 +72,26 @@ class _TwinModel:
         self.dual_problems = tuple(dual_problems)
         self.duality_gap = duality_gap
         self.kkt_residuals = kkt
+        self.degenerate = tuple(
+            p["w_norm"] <= DEGENERATE_TOL * max(1.0, abs(float(p["intercept"]))) for p in planes)
+        self.positive_rate = float(positive_rate)
 
     def plane_values(self, X):
         K = self.kernel(X, self.X)
         return [K @ p["coef"] + p["intercept"] for p in self.planes]
 
     def decision_function(self, X):
+        d1, d2 = self.degenerate
+        if d1 or d2:
+            # a collapsed plane is infinitely far from every point: the other plane
+            # wins; with both collapsed the labels' majority class is predicted
+            if d1 and d2:
+                value = 1.0 if self.positive_rate > 0.5 else -1.0
+            else:
+                value = -1.0 if d1 else 1.0
+            return np.full(X.shape[0], value)
         f1, f2 = self.plane_values(X)
-        n1 = max(self.planes[0]["w_norm"], 1e-12)
-        n2 = max(self.planes[1]["w_norm"], 1e-12)
-        return np.abs(f2) / n2 - np.abs(f1) / n1
+        return np.abs(f2) / self.planes[1]["w_norm"] - np.abs(f1) / self.planes[0]["w_norm"]
 
 
 def _merge_kkt(dicts):
@@ -116,7 +143,19 @@ class _BaseTwin(BaseLUPIClassifier):
                 p["w"] = X.T @ p["coef"]
             if self._uses_privileged and self.privileged_kernel_.kernel == "linear":
                 p["w_privileged"] = Xs.T @ p["coef_privileged"]
-        return _TwinModel(X, self.kernel_, planes, qps, float(max(gaps)), _merge_kkt(kkts))
+        model = _TwinModel(X, self.kernel_, planes, qps, float(max(gaps)), _merge_kkt(kkts),
+                           positive_rate=float(np.mean(y01)))
+        if any(model.degenerate):
+            which = " and ".join(name for name, d in zip(("positive", "negative"), model.degenerate)
+                                 if d)
+            fallback = ("the majority class of the training labels" if all(model.degenerate)
+                        else "the other plane's class")
+            warnings.warn(
+                f"{type(self).__name__}(C1={self.C1}, C2={self.C2}): the plane of the {which} "
+                f"class collapsed to w = 0, so no point lies at a finite distance from it; "
+                f"every point is assigned to {fallback}. Other hyperparameters (usually a "
+                "smaller C) give a usable model.", DegeneratePlaneWarning, stacklevel=4)
+        return model
 
     # one plane -----------------------------------------------------------
     def _fit_plane(self, K, Ks, own, other, side, C):
