@@ -31,6 +31,8 @@ def _estimators(kernel, tau):
     ]
 
 
+# some linear Pin-TWSVMPI planes collapse to w = 0 here; primal and dual still agree
+@pytest.mark.filterwarnings("ignore::lupikit.twinsvm.DegeneratePlaneWarning")
 @pytest.mark.parametrize("kernel", ["linear", "rbf"])
 @pytest.mark.parametrize("tau", [0.0, 0.3, 1.0])
 def test_primal_equals_dual(data, kernel, tau):
