@@ -44,6 +44,16 @@ def _nonneg(value, name):
     return float(value)
 
 
+def _check_sizes(n_samples, n_strong, n_weak, n_irrelevant, n_bins, noise):
+    """Validate the arguments shared by the two ordinal generators."""
+    sizes = (_int(n_samples, "n_samples", 2), _int(n_strong, "n_strong", 0),
+             _int(n_weak, "n_weak", 0), _int(n_irrelevant, "n_irrelevant", 0),
+             _int(n_bins, "n_bins", 2), _nonneg(noise, "noise"))
+    if sizes[1] + sizes[2] == 0:
+        raise ValueError("n_strong + n_weak must be positive: y needs a signal.")
+    return sizes
+
+
 def bin_target(y, n_bins=5):
     """Bin a continuous target into ``n_bins`` equal-frequency ordinal levels.
 
@@ -129,15 +139,9 @@ def make_ordinal_relevance(n_samples=300, n_strong=3, n_weak=4, n_irrelevant=13,
     >>> X.shape, sorted(set(y.tolist())), relevance.tolist()[:8]
     ((50, 20), [0, 1, 2, 3, 4], [2, 2, 2, 1, 1, 1, 1, 0])
     """
-    n_samples = _int(n_samples, "n_samples", 2)
-    n_strong = _int(n_strong, "n_strong", 0)
-    n_weak = _int(n_weak, "n_weak", 0)
-    n_irrelevant = _int(n_irrelevant, "n_irrelevant", 0)
-    n_bins = _int(n_bins, "n_bins", 2)
-    noise = _nonneg(noise, "noise")
+    n_samples, n_strong, n_weak, n_irrelevant, n_bins, noise = _check_sizes(
+        n_samples, n_strong, n_weak, n_irrelevant, n_bins, noise)
     redundancy_noise = _nonneg(redundancy_noise, "redundancy_noise")
-    if n_strong + n_weak == 0:
-        raise ValueError("n_strong + n_weak must be positive: y needs a signal.")
     rng = check_random_state(random_state)
     S, U, y = _latent(n_samples, n_strong, n_weak, n_bins, noise, rng)
     W = np.repeat(U, 2, axis=1) + redundancy_noise * rng.standard_normal((n_samples, n_weak))
@@ -198,16 +202,10 @@ def make_lupi_ordinal(n_samples=300, n_strong=3, n_weak=4, n_irrelevant=13, *,
     >>> X.shape, Xs.shape, rs.tolist()
     ((40, 20), (40, 8), [1, 1, 1, 1, 1, 0, 0, 0])
     """
-    n_samples = _int(n_samples, "n_samples", 2)
-    n_strong = _int(n_strong, "n_strong", 0)
-    n_weak = _int(n_weak, "n_weak", 0)
-    n_irrelevant = _int(n_irrelevant, "n_irrelevant", 0)
+    n_samples, n_strong, n_weak, n_irrelevant, n_bins, noise = _check_sizes(
+        n_samples, n_strong, n_weak, n_irrelevant, n_bins, noise)
     n_pi = _int(n_privileged_irrelevant, "n_privileged_irrelevant", 0)
-    n_bins = _int(n_bins, "n_bins", 2)
     view_noise = _nonneg(view_noise, "view_noise")
-    noise = _nonneg(noise, "noise")
-    if n_strong + n_weak == 0:
-        raise ValueError("n_strong + n_weak must be positive: y needs a signal.")
     rng = check_random_state(random_state)
     S, U, y = _latent(n_samples, n_strong, n_weak, n_bins, noise, rng)
     M = rng.standard_normal((n_samples, n_pi))
