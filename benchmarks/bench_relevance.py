@@ -24,7 +24,14 @@ of fri's time spent in its LP solver (rather than in rebuilding each problem
 with cvxpy) is measured in the same run. The last lines print the ratios, one
 line per data set.
 
-Usage: ``python benchmarks/bench_relevance.py [n_repeats]``.
+With ``--scaling`` the script also fits one plain ordinal data set of each of
+n = 1000 and n = 2000 samples (same d) on both sides, which shows how the two
+packages scale with n: ECOS' interior-point iterations cost O(n) each, while a
+simplex pivot path lengthens with n; lupikit switches to a parametric search
+over the LP's dual (``lupikit.relevance._dual_path``) for large plain models.
+Those lines come before the summary.
+
+Usage: ``python benchmarks/bench_relevance.py [n_repeats] [--scaling]``.
 """
 
 import json
@@ -139,7 +146,25 @@ def datasets(seed):
     }
 
 
-def main(n_repeats=3):
+def scaling(py, workers, tmp, sizes=(1000, 2000)):
+    """One plain ordinal data set per size, both packages; returns printable lines."""
+    lines = []
+    for n in sizes:
+        X, y, rel = make_ordinal_relevance(n_samples=n, n_strong=3, n_weak=4, n_irrelevant=13,
+                                           random_state=0)
+        path = os.path.join(tmp, f"scaling_{n}.npz")
+        np.savez(path, X=StandardScaler().fit_transform(X), y=y)
+        res = {who: run_worker(*workers[who], path) for who in ("lupikit", "fri")}
+        f1 = {who: f1_score(rel > 0, np.asarray(r["classes"]) > 0) for who, r in res.items()}
+        t_l, t_f = res["lupikit"]["seconds"], res["fri"]["seconds"]
+        lines.append(f"ordinal n={n}: lupikit {t_l:.2f} s  fri {t_f:.2f} s (ECOS "
+                     f"{res['fri']['solver_seconds']:.2f} s)  speed-up {t_f / t_l:.1f}x  "
+                     f"F1 lupikit {f1['lupikit']:.3f}  F1 fri {f1['fri']:.3f}")
+        print(lines[-1], flush=True)
+    return lines
+
+
+def main(n_repeats=3, with_scaling=False):
     py = fri_python()
     results = {k: {"lupikit": [], "fri": [], "f1_lupikit": [], "f1_fri": [], "ecos": [],
                    "n_ecos": []} for k in ("ordinal", "lupi")}
@@ -162,6 +187,12 @@ def main(n_repeats=3):
                         results[name]["ecos"].append(res["solver_seconds"])
                         results[name]["n_ecos"].append(res["n_solves"])
                     print(f"{name:8s} seed {seed} {who:8s} {res['seconds']:7.2f} s  F1 {f1:.3f}", flush=True)
+        scaled = scaling(py, workers, tmp) if with_scaling else []
+    if scaled:
+        print()
+        print("scaling with n (one data set each, d = 20, same settings):")
+        for line in scaled:
+            print(line)
     print()
     print("where fri's time goes (medians): the ECOS solver itself versus cvxpy's rebuilding")
     for name, r in results.items():
@@ -178,4 +209,5 @@ def main(n_repeats=3):
 
 
 if __name__ == "__main__":
-    main(int(sys.argv[1]) if len(sys.argv) > 1 else 3)
+    args = [a for a in sys.argv[1:] if a != "--scaling"]
+    main(int(args[0]) if args else 3, with_scaling="--scaling" in sys.argv[1:])

@@ -196,6 +196,97 @@ def test_warm_started_tasks_equal_cold_solves(small):
     np.testing.assert_allclose(warm, ref, atol=1e-7)
 
 
+@pytest.mark.parametrize("delta", [0.02, 0.1, 1.0])
+def test_warm_started_probe_tasks_equal_cold_solves(small, delta):
+    # appended and replacing probes; with a small delta, replacing a strongly relevant
+    # feature leaves the optimal face empty (or the whole LP infeasible), which the
+    # warm path must settle like a cold solve (a value, or nan for an infeasible probe)
+    from lupikit.relevance import LinearProgramError
+
+    X, y = small
+    d = X.shape[1]
+    lp = OrdinalLP(X, y, 3, 1.0, probe=True)
+    budget = (1 + delta) * lp.solve_model().fun
+    rng = np.random.default_rng(0)
+    tasks, refs = [], []
+    for f in (0, 1, d - 1):
+        vals = X[rng.permutation(X.shape[0]), f]
+        tasks.append(("max", lp.D - 1, vals, None))
+        refs.append(OrdinalLP(np.c_[X, vals], y, 3, 1.0).solve_relevance("max", d, budget))
+        tasks.append(("max", lp.D - 1, vals, ("regular", f)))
+        X2 = X.copy()
+        X2[:, f] = vals
+        try:
+            refs.append(OrdinalLP(X2, y, 3, 1.0).solve_relevance("max", f, budget))
+        except LinearProgramError as exc:
+            assert exc.status == 2
+            refs.append(np.nan)
+    warm = lp.run_tasks(tasks, budget)
+    np.testing.assert_allclose(warm, refs, atol=1e-7)
+
+
+@pytest.fixture
+def dual_path(monkeypatch):
+    """Use the parametric dual search for every plain model, whatever its size."""
+    from lupikit.relevance import _dual_path
+
+    monkeypatch.setattr(_dual_path, "MIN_MARGIN_ROWS", 0)
+    return _dual_path
+
+
+@pytest.mark.parametrize("C", [0.1, 1.0, 10.0])
+def test_dual_path_bounds_equal_cold_solves(dual_path, C):
+    # regular features (minrel read off the two upper bounds) and appended probes,
+    # against the primal LP solved from scratch
+    X, y, _ = make_ordinal_relevance(n_samples=80, n_strong=2, n_weak=2, n_irrelevant=2,
+                                     n_bins=4, random_state=3)
+    d = X.shape[1]
+    lp = OrdinalLP(X, y, 4, C, probe=True)
+    budget = 1.1 * lp.solve_model().fun
+    rng = np.random.default_rng(1)
+    probes = [X[rng.permutation(X.shape[0]), f] for f in (0, 2, 5)]
+    tasks = [(k, j, None, None) for j in range(d) for k in ("min", "max")]
+    tasks += [(k, lp.D - 1, v, None) for v in probes for k in ("min", "max")]
+    # probes first, then the features: the probe slot is switched off again in between
+    values = lp.run_tasks(tasks[2 * d:], budget)
+    values = lp.run_tasks(tasks[:2 * d], budget) + values
+    assert lp._dual_solver() is not None
+    cold = OrdinalLP(X, y, 4, C)
+    ref = [cold.solve_relevance(k, j, budget) for k, j, _, _ in tasks[:2 * d]]
+    for v in probes:
+        with_probe = OrdinalLP(np.c_[X, v], y, 4, C)
+        ref += [0.0, with_probe.solve_relevance("max", d, budget)]
+    np.testing.assert_allclose(values, ref, atol=1e-7)
+    assert max(values[1:2 * d:2]) > 0.1  # not a trivial all-zero check
+
+
+def test_dual_path_falls_back_to_the_primal_lp(dual_path, small, monkeypatch):
+    # a search that cannot close in its budget of evaluations returns None, and
+    # the primal simplex answers instead: same values as without the dual path
+    X, y = small
+    lp = OrdinalLP(X, y, 3, 1.0, probe=True)
+    budget = 1.1 * lp.solve_model().fun
+    lp._dual_solver().max_evaluations = 1
+    assert lp._dual_solver().max_signed(0, 1.0, budget) is None
+    tasks = [(k, j, None, None) for j in range(X.shape[1]) for k in ("min", "max")]
+    ref = OrdinalLP(X, y, 3, 1.0, probe=True)
+    monkeypatch.setattr(dual_path, "MIN_MARGIN_ROWS", 10**9)
+    np.testing.assert_allclose(lp.run_tasks(tasks, budget), ref.run_tasks(tasks, budget),
+                               atol=1e-9)
+
+
+def test_dual_path_is_used_only_for_large_plain_models(small):
+    X, y = small
+    assert OrdinalLP(X, y, 3, 1.0)._dual_solver() is None  # 40 samples: primal simplex
+    from lupikit.relevance import _dual_path
+
+    big = OrdinalLP(np.tile(X, (25, 1)), np.tile(y, 25), 3, 1.0)
+    assert big.R >= _dual_path.MIN_MARGIN_ROWS and big._dual_solver() is not None
+    Xs = np.tile(X[:, :2], (25, 1))
+    assert OrdinalLP(np.tile(X, (25, 1)), np.tile(y, 25), 3, 1.0,
+                     X_star=Xs)._dual_solver() is None  # LUPI: primal simplex
+
+
 def test_lower_bounds_from_the_two_upper_bound_lps_equal_their_own_lp(small):
     X, y = small
     lp = OrdinalLP(X, y, 3, 1.0, probe=True)

@@ -89,6 +89,22 @@ def test_parallel_equals_sequential(data, fitted):
     np.testing.assert_allclose(par.probe_values_["max"], fitted.probe_values_["max"], atol=1e-7)
 
 
+@pytest.mark.parametrize("n_jobs", [1, 2])
+def test_dual_path_fit_equals_primal_fit(data, fitted, monkeypatch, n_jobs):
+    # large plain models take the parametric dual search (lupikit.relevance._dual_path);
+    # forced here on small data, the whole fit must not change, in parallel neither
+    # (the workers rebuild it); replacing probes still go through the primal LP
+    from lupikit.relevance import _dual_path
+
+    X, y, _ = data
+    monkeypatch.setattr(_dual_path, "MIN_MARGIN_ROWS", 0)
+    dual = FeatureRelevanceBounds(C=1.0, n_permutations=20, random_state=0,
+                                  n_jobs=n_jobs).fit(X, y)
+    np.testing.assert_allclose(dual.interval_, fitted.interval_, atol=1e-7)
+    np.testing.assert_allclose(dual.probe_values_["max"], fitted.probe_values_["max"], atol=1e-7)
+    assert dual.relevance_classes_.tolist() == fitted.relevance_classes_.tolist()
+
+
 def test_replace_probes_drop_infeasible(data):
     X, y, truth = data
     with pytest.warns(UserWarning, match="infeasible"):

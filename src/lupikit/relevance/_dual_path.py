@@ -1,0 +1,190 @@
+r"""Upper relevance bounds of the plain ordinal model by a parametric search over its dual.
+
+For a linear objective :math:`t(x) = s\,w_j` (a feature's or probe's signed
+weight) the relevance LP is :math:`\max t(x)` subject to the margin
+constraints and the budget :math:`f(x) \le B`, where :math:`f` is the model's
+objective. Its Lagrangian dual is a one-dimensional problem,
+
+.. math::
+
+    \max_{f(x)\le B} t(x) \;=\; \min_{\tau > 0}\; \frac{B + F(\tau)}{\tau},
+    \qquad F(\tau) = \max_x\, \tau\, t(x) - f(x),
+
+and :math:`F(\tau)` is the ordinal SVM with its L1 penalty tilted along
+:math:`w_j`. Its own LP dual has one row per weight and threshold
+(:math:`d + K` rows) and one box-bounded column per margin row:
+
+.. math::
+
+    F(\tau) = -\min_{0 \le u \le C} \Big\{ -\mathbf 1^\top u \;:\;
+    |\tau s\,e_j - M_w^\top u| \le \tfrac12,\; M_b^\top u = 0 \Big\},
+
+whose row duals are the maximiser :math:`(w, b)`. A change of :math:`\tau`
+moves the bounds of the single row :math:`j`, so HiGHS' dual simplex restarts
+from the last basis. Every maximiser is a feasible point :math:`(f, t)`; two
+of them with :math:`f_1 \le B < f_2` bracket the answer, and the chord
+between them has slope :math:`1/\tau`. If the maximiser at that
+:math:`\tau` lies on or below the chord, no feasible point lies above it and
+the answer is the chord's value at :math:`f = B`, which the convex
+combination of the two points attains: an exact LP optimum with a primal and
+a dual certificate. Otherwise the new point replaces the bracket end on its
+side of :math:`B`.
+
+Each evaluation costs a few pivots on a basis of size :math:`d + K` instead
+of the :math:`R`-row basis of the primal, at about ten evaluations per bound.
+That pays off for many samples. Measured on ``make_ordinal_relevance`` (d = 20,
+5 bins, 50 probes, C = 1; whole ``FeatureRelevanceBounds.fit``, one core)
+against the warm-started primal simplex: 1.3x slower at n = 300 (R = 484
+margin rows), even at n = 450, 1.2x faster at n = 600, 1.6x at n = 1000 and
+2.3x at n = 2000, with bounds equal to 1e-13. Hence the switch at
+``MIN_MARGIN_ROWS``. A search that does not close within ``max_evaluations``
+returns None, and the caller solves the primal LP instead.
+"""
+
+import numpy as np
+import scipy.sparse as sp
+
+__all__ = ["DualPath"]
+
+#: Use the dual path for plain models with at least this many margin rows.
+MIN_MARGIN_ROWS = 800
+
+
+class DualPath:
+    """Parametric dual search for the upper relevance bounds of a plain :class:`OrdinalLP`.
+
+    Parameters
+    ----------
+    lp : OrdinalLP
+        A plain (not LUPI) model; its probe slot, if any, is the last weight row.
+    api : tuple
+        HiGHS' classes, as returned by ``_highs_api``.
+    max_evaluations : int
+        Budget of dual solves per bound before giving up (returns None).
+    """
+
+    def __init__(self, lp, api, max_evaluations=60):
+        from ._lp import _new_highs  # local: _lp imports this module
+
+        Highs, HighsLp, MatrixFormat, ModelStatus = api
+        if lp.lupi:  # pragma: no cover - guarded by the caller
+            raise ValueError("the dual path covers the plain model only")
+        self.lp = lp
+        self.max_evaluations = max_evaluations
+        self.optimal = ModelStatus.kOptimal
+        D, K, R = lp.D, lp.K, lp.R
+        self.D, self.K, self.R = D, K, R
+        Xp = np.zeros((lp.n, D))
+        Xp[:, : lp.d] = lp.X
+        self.XR = Xp[lp.row_i]  # regular features (and the probe slot) per margin row
+        self.sign, self.k = lp.row_sign, lp.row_k
+        Mw = self.sign[:, None] * self.XR
+        Mb = sp.csr_array((-self.sign, (np.arange(R), self.k)), shape=(R, K))
+        AT = sp.hstack([sp.csr_array(Mw), Mb]).T.tocsc()  # (D + K) x R
+        AT.sort_indices()
+        self.C = lp.C
+        self.lo = np.r_[np.full(D, -0.5), np.zeros(K)]
+        self.hi = np.r_[np.full(D, 0.5), np.zeros(K)]
+        if lp.probe:  # the probe slot is off: its weight is fixed at 0, its row free
+            self.lo[D - 1], self.hi[D - 1] = -np.inf, np.inf
+        model = HighsLp()
+        model.num_col_ = R
+        model.num_row_ = D + K
+        model.a_matrix_.num_col_ = R
+        model.a_matrix_.num_row_ = D + K
+        model.a_matrix_.format_ = MatrixFormat.kColwise
+        model.a_matrix_.start_ = AT.indptr
+        model.a_matrix_.index_ = AT.indices
+        model.a_matrix_.value_ = AT.data
+        model.col_cost_ = -np.ones(R)
+        model.col_lower_ = np.zeros(R)
+        model.col_upper_ = np.full(R, self.C)
+        model.row_lower_ = self.lo.copy()
+        model.row_upper_ = self.hi.copy()
+        h = _new_highs(Highs)
+        h.setOptionValue("simplex_strategy", 1)  # dual simplex: only row bounds change
+        h.passModel(model)
+        self.h = h
+        self.probe_key = None
+        self.tau_hint = {1.0: None, -1.0: None}
+        self.model = self._evaluate()  # (f, w) of the optimal model (tau = 0, no probe)
+
+    def _evaluate(self):
+        """Solve the dual at the current row bounds; return the maximiser's (f, w) or None."""
+        self.h.run()
+        if self.h.getModelStatus() != self.optimal:
+            return None
+        duals = np.asarray(self.h.getSolution().row_dual)
+        w, b = duals[: self.D], duals[self.D:]
+        hinge = np.maximum(1.0 + self.sign * (self.XR @ w - b[self.k]), 0.0)
+        return 0.5 * np.abs(w).sum() + self.C * hinge.sum(), w
+
+    def load_probe(self, values):
+        """Put ``values`` (length n) into the probe slot and switch it on."""
+        D = self.D
+        col = values[self.lp.row_i]
+        self.XR[:, D - 1] = col
+        row = D - 1
+        for r, v in enumerate(self.sign * col):
+            self.h.changeCoeff(row, r, float(v))
+        self.lo[row], self.hi[row] = -0.5, 0.5
+        self.h.changeRowBounds(row, -0.5, 0.5)
+        self.probe_key = values
+
+    def probe_off(self):
+        """Switch the probe slot off (its weight fixed at 0: its row is free)."""
+        if self.lp.probe and self.probe_key is not None:
+            row = self.D - 1
+            self.lo[row], self.hi[row] = -np.inf, np.inf
+            self.h.changeRowBounds(row, -np.inf, np.inf)
+            self.probe_key = None
+
+    def max_signed(self, j, s, budget):
+        """``max s * w_j`` over the models within ``budget``, or None if the search fails."""
+        h = self.h
+        lo, hi = self.lo[j], self.hi[j]
+        try:
+            if self.model is None:  # pragma: no cover - the model LP was solved before
+                return None
+            f0, w0 = self.model
+            if f0 > budget * (1 + 1e-12):  # pragma: no cover - the budget holds the optimum
+                return None
+            # the optimal model (with an appended probe's weight at 0) is the first point
+            p1, p2 = (f0, s * w0[j]), None
+            tau = self.tau_hint[s] or 10.0
+            good = bad = None
+            for _ in range(self.max_evaluations):
+                h.changeRowBounds(j, s * tau + lo, s * tau + hi)
+                point = self._evaluate()
+                if p2 is None:  # bracketing: look for a maximiser beyond the budget
+                    if point is None:  # F(tau) unbounded: tau is too large
+                        bad = tau
+                        tau = np.sqrt(good * bad) if good else tau / 4
+                    elif point[0] <= budget:
+                        if s * point[1][j] >= p1[1]:
+                            p1 = (point[0], s * point[1][j])
+                        good = tau
+                        tau = 4 * tau if bad is None else np.sqrt(tau * bad)
+                    else:
+                        p2 = (point[0], s * point[1][j])
+                    if p2 is None:
+                        continue
+                else:
+                    if point is None:  # pragma: no cover - tau lies below a known maximiser's
+                        return None
+                    t = s * point[1][j]
+                    gain, chord = tau * t - point[0], tau * p1[1] - p1[0]
+                    if gain <= chord + 1e-10 * max(1.0, abs(chord)):
+                        self.tau_hint[s] = tau
+                        return p1[1] + (p2[1] - p1[1]) * (budget - p1[0]) / (p2[0] - p1[0])
+                    if point[0] <= budget:
+                        p1 = (point[0], t)
+                    else:
+                        p2 = (point[0], t)
+                slope = (p2[1] - p1[1]) / (p2[0] - p1[0])
+                if not slope > 0:  # pragma: no cover - numerical trouble: let the primal decide
+                    return None
+                tau = 1.0 / slope
+            return None
+        finally:
+            h.changeRowBounds(j, lo, hi)
