@@ -260,6 +260,20 @@ def test_dual_path_bounds_equal_cold_solves(dual_path, C):
     assert max(values[1:2 * d:2]) > 0.1  # not a trivial all-zero check
 
 
+def test_dual_path_constant_column(dual_path, small):
+    # a constant (zero) column is free up to the budget: maxrel = 2 (B - mu), a ray of
+    # the (f, t) frontier that the dual search cannot bracket; the primal LP answers
+    X, y = small
+    Xz = np.c_[X, np.zeros(X.shape[0])]
+    lp = OrdinalLP(Xz, y, 3, 1.0)
+    mu = lp.solve_model().fun
+    budget = 1.1 * mu
+    d = Xz.shape[1]
+    assert lp._dual_solver().max_signed(d - 1, 1.0, budget) is None
+    values = lp.run_tasks([("min", d - 1, None, None), ("max", d - 1, None, None)], budget)
+    np.testing.assert_allclose(values, [0.0, 2 * (budget - mu)], atol=1e-7)
+
+
 def test_dual_path_falls_back_to_the_primal_lp(dual_path, small, monkeypatch):
     # a search that cannot close in its budget of evaluations returns None, and
     # the primal simplex answers instead: same values as without the dual path

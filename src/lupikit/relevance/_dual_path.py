@@ -37,8 +37,10 @@ That pays off for many samples. Measured on ``make_ordinal_relevance`` (d = 20,
 against the warm-started primal simplex: 1.3x slower at n = 300 (R = 484
 margin rows), even at n = 450, 1.2x faster at n = 600, 1.6x at n = 1000 and
 2.3x at n = 2000, with bounds equal to 1e-13. Hence the switch at
-``MIN_MARGIN_ROWS``. A search that does not close within ``max_evaluations``
-returns None, and the caller solves the primal LP instead.
+``MIN_MARGIN_ROWS``. A search that does not close within ``max_evaluations``,
+or finds no maximiser beyond the budget because the frontier ends in a ray
+(a constant column is free up to the budget), returns None, and the caller
+solves the primal LP instead.
 """
 
 import numpy as np
@@ -61,6 +63,21 @@ class DualPath:
         HiGHS' classes, as returned by ``_highs_api``.
     max_evaluations : int
         Budget of dual solves per bound before giving up (returns None).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from lupikit.datasets import make_ordinal_relevance
+    >>> from lupikit.relevance import OrdinalLP
+    >>> from lupikit.relevance._dual_path import DualPath
+    >>> from lupikit.relevance._lp import _highs_api
+    >>> X, y, _ = make_ordinal_relevance(n_samples=60, random_state=0)
+    >>> lp = OrdinalLP(X, y, np.unique(y).size, 1.0)
+    >>> budget = 1.1 * lp.solve_model().fun
+    >>> dual = DualPath(lp, _highs_api())
+    >>> maxrel = max(dual.max_signed(0, s, budget) for s in (1.0, -1.0))
+    >>> bool(abs(maxrel - lp.solve_relevance("max", 0, budget)) < 1e-7)
+    True
     """
 
     def __init__(self, lp, api, max_evaluations=60):
@@ -159,6 +176,10 @@ class DualPath:
                 if p2 is None:  # bracketing: look for a maximiser beyond the budget
                     if point is None:  # F(tau) unbounded: tau is too large
                         bad = tau
+                        if good and bad < good * (1 + 1e-6):
+                            # the frontier ends in a ray within the budget (e.g. a
+                            # constant column, free up to the budget): the primal decides
+                            return None
                         tau = np.sqrt(good * bad) if good else tau / 4
                     elif point[0] <= budget:
                         if s * point[1][j] >= p1[1]:
