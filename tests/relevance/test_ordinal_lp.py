@@ -234,14 +234,15 @@ def dual_path(monkeypatch):
     return _dual_path
 
 
+@pytest.mark.parametrize("constraints", ["explicit", "implicit"])
 @pytest.mark.parametrize("C", [0.1, 1.0, 10.0])
-def test_dual_path_bounds_equal_cold_solves(dual_path, C):
+def test_dual_path_bounds_equal_cold_solves(dual_path, C, constraints):
     # regular features (minrel read off the two upper bounds) and appended probes,
     # against the primal LP solved from scratch
     X, y, _ = make_ordinal_relevance(n_samples=80, n_strong=2, n_weak=2, n_irrelevant=2,
                                      n_bins=4, random_state=3)
     d = X.shape[1]
-    lp = OrdinalLP(X, y, 4, C, probe=True)
+    lp = OrdinalLP(X, y, 4, C, constraints, probe=True)
     budget = 1.1 * lp.solve_model().fun
     rng = np.random.default_rng(1)
     probes = [X[rng.permutation(X.shape[0]), f] for f in (0, 2, 5)]
@@ -251,13 +252,39 @@ def test_dual_path_bounds_equal_cold_solves(dual_path, C):
     values = lp.run_tasks(tasks[2 * d:], budget)
     values = lp.run_tasks(tasks[:2 * d], budget) + values
     assert lp._dual_solver() is not None
-    cold = OrdinalLP(X, y, 4, C)
+    cold = OrdinalLP(X, y, 4, C, constraints)
     ref = [cold.solve_relevance(k, j, budget) for k, j, _, _ in tasks[:2 * d]]
     for v in probes:
-        with_probe = OrdinalLP(np.c_[X, v], y, 4, C)
+        with_probe = OrdinalLP(np.c_[X, v], y, 4, C, constraints)
         ref += [0.0, with_probe.solve_relevance("max", d, budget)]
     np.testing.assert_allclose(values, ref, atol=1e-7)
     assert max(values[1:2 * d:2]) > 0.1  # not a trivial all-zero check
+
+
+def test_dual_path_keeps_the_threshold_order(dual_path):
+    # explicit thresholds are kept ordered by extra rows b_k <= b_{k+1}; with a lone
+    # sample in the middle bin they bind at some extreme models, and the dual search
+    # must carry their multipliers (without them it overstated maxrel here)
+    rng = np.random.default_rng(0)
+    binding = 0
+    for _ in range(60):
+        X = rng.normal(size=(40, 3))
+        y = np.where(X[:, 0] + 0.5 * rng.normal(size=40) > 0, 2, 0)
+        y[rng.integers(40)] = 1
+        lp = OrdinalLP(X, y, 3, 1.0)
+        budget = 1.5 * lp.solve_model().fun
+        tasks = [(k, j, None, None) for j in range(3) for k in ("min", "max")]
+        cold = OrdinalLP(X, y, 3, 1.0)
+        ref = [cold.solve_relevance(k, j, budget) for k, j, _, _ in tasks]
+        np.testing.assert_allclose(lp.run_tasks(tasks, budget), ref, atol=1e-7)
+        # the same upper bounds without the order rows
+        keep = np.r_[np.arange(cold.r_order), np.arange(cold.r_budget, cold.n_rows)]
+        b = cold.b.copy()
+        b[cold.r_budget] = budget
+        loose = [max(-solve_lp(c, cold.A[keep], b[keep], cold.bounds).fun for c, _ in
+                     cold.relevance_objectives("max", j)) for j in range(3)]
+        binding += not np.allclose(loose, ref[1::2], atol=1e-7)
+    assert binding > 0  # the order rows mattered for some data sets
 
 
 def test_dual_path_constant_column(dual_path, small):

@@ -12,14 +12,17 @@ objective. Its Lagrangian dual is a one-dimensional problem,
 
 and :math:`F(\tau)` is the ordinal SVM with its L1 penalty tilted along
 :math:`w_j`. Its own LP dual has one row per weight and threshold
-(:math:`d + K` rows) and one box-bounded column per margin row:
+(:math:`d + K` rows), one box-bounded column per margin row and one column per
+order row:
 
 .. math::
 
-    F(\tau) = -\min_{0 \le u \le C} \Big\{ -\mathbf 1^\top u \;:\;
-    |\tau s\,e_j - M_w^\top u| \le \tfrac12,\; M_b^\top u = 0 \Big\},
+    F(\tau) = -\max_{0 \le u \le C,\ v \ge 0} \Big\{ \mathbf 1^\top u \;:\;
+    |\tau s\,e_j - M_w^\top u| \le \tfrac12,\; M_b^\top u + O^\top v = 0 \Big\},
 
-whose row duals are the maximiser :math:`(w, b)`. A change of :math:`\tau`
+where :math:`O` holds the order rows :math:`b_k - b_{k+1} \le 0` of the
+explicit form (none for the implicit form), and whose row duals are the
+maximiser :math:`(w, b)`. A change of :math:`\tau`
 moves the bounds of the single row :math:`j`, so HiGHS' dual simplex restarts
 from the last basis. Every maximiser is a feasible point :math:`(f, t)`; two
 of them with :math:`f_1 \le B < f_2` bracket the answer, and the chord
@@ -97,25 +100,34 @@ class DualPath:
         self.sign, self.k = lp.row_sign, lp.row_k
         Mw = self.sign[:, None] * self.XR
         Mb = sp.csr_array((-self.sign, (np.arange(R), self.k)), shape=(R, K))
-        AT = sp.hstack([sp.csr_array(Mw), Mb]).T.tocsc()  # (D + K) x R
+        AT = sp.hstack([sp.csr_array(Mw), Mb]).T  # (D + K) x R: one column per margin row
+        # explicit form: one more column per order row b_k - b_{k+1} <= 0 (multiplier
+        # >= 0, no box: the order rows have no slack)
+        n_order = lp.n_order
+        kk = np.arange(n_order)
+        order = sp.csr_array((np.r_[np.ones(n_order), -np.ones(n_order)],
+                              (np.r_[D + kk, D + kk + 1], np.r_[kk, kk])),
+                             shape=(D + K, n_order))
+        AT = sp.hstack([AT, order]).tocsc()
         AT.sort_indices()
+        n_cols = R + n_order
         self.C = lp.C
         self.lo = np.r_[np.full(D, -0.5), np.zeros(K)]
         self.hi = np.r_[np.full(D, 0.5), np.zeros(K)]
         if lp.probe:  # the probe slot is off: its weight is fixed at 0, its row free
             self.lo[D - 1], self.hi[D - 1] = -np.inf, np.inf
         model = HighsLp()
-        model.num_col_ = R
+        model.num_col_ = n_cols
         model.num_row_ = D + K
-        model.a_matrix_.num_col_ = R
+        model.a_matrix_.num_col_ = n_cols
         model.a_matrix_.num_row_ = D + K
         model.a_matrix_.format_ = MatrixFormat.kColwise
         model.a_matrix_.start_ = AT.indptr
         model.a_matrix_.index_ = AT.indices
         model.a_matrix_.value_ = AT.data
-        model.col_cost_ = -np.ones(R)
-        model.col_lower_ = np.zeros(R)
-        model.col_upper_ = np.full(R, self.C)
+        model.col_cost_ = np.r_[-np.ones(R), np.zeros(n_order)]
+        model.col_lower_ = np.zeros(n_cols)
+        model.col_upper_ = np.r_[np.full(R, self.C), np.full(n_order, np.inf)]
         model.row_lower_ = self.lo.copy()
         model.row_upper_ = self.hi.copy()
         h = _new_highs(Highs)
