@@ -287,6 +287,33 @@ def test_dual_path_keeps_the_threshold_order(dual_path):
     assert binding > 0  # the order rows mattered for some data sets
 
 
+def test_dual_path_agrees_with_the_primal_on_random_problems(dual_path):
+    # random sizes, label counts, C, delta, both threshold forms, appended probes:
+    # the dual search (or its fallback to the primal LP) gives the primal's bounds
+    from lupikit.relevance import _dual_path
+
+    rng = np.random.default_rng(123)
+    for _ in range(30):
+        n, n_bins = int(rng.integers(20, 100)), int(rng.integers(2, 6))
+        C, delta = float(10 ** rng.uniform(-2, 2)), float(rng.choice([0.0, 0.01, 0.1, 0.5, 2.0]))
+        constraints = str(rng.choice(["explicit", "implicit"]))
+        X = rng.normal(size=(n, int(rng.integers(1, 6))))
+        score = X[:, 0] + rng.uniform(0, 2) * rng.normal(size=n)
+        y = np.unique(np.digitize(score, np.quantile(score, np.linspace(0, 1, n_bins + 1)[1:-1])),
+                      return_inverse=True)[1]
+        d = X.shape[1]
+        tasks = [(k, j, None, None) for j in range(d) for k in ("min", "max")]
+        tasks += [(k, d, X[rng.permutation(n), f], None) for f in rng.integers(d, size=2)
+                  for k in ("min", "max")]
+        values = []
+        for rows in (0, 10**9):  # dual search, then the primal simplex only
+            _dual_path.MIN_MARGIN_ROWS = rows
+            lp = OrdinalLP(X, y, y.max() + 1, C, constraints, probe=True)
+            mu = lp.solve_model().fun
+            values.append(lp.run_tasks(tasks, (1 + delta) * mu + 1e-7 * max(1.0, mu)))
+        np.testing.assert_allclose(values[0], values[1], atol=1e-6 * max(1.0, max(values[1])))
+
+
 def test_dual_path_constant_column(dual_path, small):
     # a constant (zero) column is free up to the budget: maxrel = 2 (B - mu), a ray of
     # the (f, t) frontier that the dual search cannot bracket; the primal LP answers

@@ -188,7 +188,7 @@ class DualPath:
                 if p2 is None:  # bracketing: look for a maximiser beyond the budget
                     if point is None:  # F(tau) unbounded: tau is too large
                         bad = tau
-                        if good and bad < good * (1 + 1e-6):
+                        if good and bad < good * (1 + 1e-3):
                             # the frontier ends in a ray within the budget (e.g. a
                             # constant column, free up to the budget): the primal decides
                             return None
