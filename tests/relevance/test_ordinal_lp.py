@@ -346,10 +346,17 @@ def test_dual_path_falls_back_to_the_primal_lp(dual_path, small, monkeypatch):
 def test_dual_path_is_used_only_for_large_plain_models(small):
     X, y = small
     assert OrdinalLP(X, y, 3, 1.0)._dual_solver() is None  # 40 samples: primal simplex
+    assert OrdinalLP(X, y, 3, 1.0, solver="dual")._dual_solver() is not None
+    with pytest.raises(ValueError, match="solver must be"):
+        OrdinalLP(X, y, 3, 1.0, solver="ipm")
+    with pytest.raises(ValueError, match="plain model only"):
+        OrdinalLP(X, y, 3, 1.0, X_star=X[:, :2], solver="dual")
     from lupikit.relevance import _dual_path
 
     big = OrdinalLP(np.tile(X, (25, 1)), np.tile(y, 25), 3, 1.0)
     assert big.R >= _dual_path.MIN_MARGIN_ROWS and big._dual_solver() is not None
+    assert OrdinalLP(np.tile(X, (25, 1)), np.tile(y, 25), 3, 1.0,
+                     solver="primal")._dual_solver() is None
     Xs = np.tile(X[:, :2], (25, 1))
     assert OrdinalLP(np.tile(X, (25, 1)), np.tile(y, 25), 3, 1.0,
                      X_star=Xs)._dual_solver() is None  # LUPI: primal simplex

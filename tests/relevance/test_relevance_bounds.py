@@ -90,19 +90,25 @@ def test_parallel_equals_sequential(data, fitted):
 
 
 @pytest.mark.parametrize("n_jobs", [1, 2])
-def test_dual_path_fit_equals_primal_fit(data, fitted, monkeypatch, n_jobs):
-    # large plain models take the parametric dual search (lupikit.relevance._dual_path);
-    # forced here on small data, the whole fit must not change, in parallel neither
-    # (the workers rebuild it); replacing probes still go through the primal LP
-    from lupikit.relevance import _dual_path
-
+def test_dual_solver_fit_equals_primal_fit(data, fitted, n_jobs):
+    # the parametric dual search (auto from 800 margin rows on), chosen here for small
+    # data: the whole fit must not change, in parallel neither (the workers rebuild it)
     X, y, _ = data
-    monkeypatch.setattr(_dual_path, "MIN_MARGIN_ROWS", 0)
-    dual = FeatureRelevanceBounds(C=1.0, n_permutations=20, random_state=0,
+    primal = FeatureRelevanceBounds(C=1.0, n_permutations=20, random_state=0,
+                                    solver="primal").fit(X, y)
+    np.testing.assert_array_equal(primal.interval_, fitted.interval_)  # auto: primal here
+    dual = FeatureRelevanceBounds(C=1.0, n_permutations=20, random_state=0, solver="dual",
                                   n_jobs=n_jobs).fit(X, y)
     np.testing.assert_allclose(dual.interval_, fitted.interval_, atol=1e-7)
     np.testing.assert_allclose(dual.probe_values_["max"], fitted.probe_values_["max"], atol=1e-7)
     assert dual.relevance_classes_.tolist() == fitted.relevance_classes_.tolist()
+
+
+def test_dual_solver_rejects_privileged_features():
+    X, Xs, y, _, _ = make_lupi_ordinal(n_samples=60, random_state=0)
+    with pytest.raises(ValueError, match="solver='dual' covers the plain model only"):
+        FeatureRelevanceBounds(C=1.0, n_permutations=5, solver="dual").fit(
+            X, y, privileged_features=Xs)
 
 
 def test_replace_probes_drop_infeasible(data):
@@ -143,6 +149,7 @@ def test_lupi_intervals_and_classes():
     ({"n_permutations": 1}, "n_permutations"),
     ({"delta": -0.1}, "delta"),
     ({"probes": "swap"}, "probes"),
+    ({"solver": "simplex"}, "solver must be one of"),
     ({"C": -1.0}, "C must"),
     ({"constraints": "x"}, "constraints"),
 ])

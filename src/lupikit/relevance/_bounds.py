@@ -24,6 +24,7 @@ C_GRID = tuple(np.logspace(-2, 2, 9))
 #: Default grid searched for gamma (LUPI) when ``gamma=None``.
 GAMMA_GRID = (0.1, 1.0, 10.0)
 _PROBES = ("append", "replace")
+_SOLVERS = ("auto", "primal", "dual")
 
 
 def _folds(X, y, cv, random_state):
@@ -234,6 +235,16 @@ class FeatureRelevanceBounds(SelectorMixin, BaseEstimator):
         Parallel LP solves with joblib (``None``: sequential).
     random_state : int, RandomState instance or None, default=None
         Probes and cross-validation folds.
+    solver : {"auto", "primal", "dual"}, default="auto"
+        How the upper bounds (maxrel, and the minrel read off them) are
+        computed; the bounds agree to the LP tolerance either way.
+        ``"primal"``: HiGHS' simplex on each relevance LP, restarted from the
+        optimal model's basis. ``"dual"``: a parametric search over the LP's
+        Lagrangian dual, exact by a chord certificate (plain model only;
+        faster with many samples, see the chapter on the theory). ``"auto"``:
+        ``"dual"`` for the plain model with at least 800 margin rows (about
+        500 samples with five levels), else ``"primal"``. Replacing probes and
+        the LUPI model always use the primal simplex.
     verbose : bool, default=False
         Show a tqdm progress bar over the LPs.
 
@@ -298,7 +309,8 @@ class FeatureRelevanceBounds(SelectorMixin, BaseEstimator):
 
     def __init__(self, C=None, delta=0.1, n_permutations=50, p=0.999,
                  constraints="explicit", probes="append", gamma=None, C_grid=None,
-                 gamma_grid=None, cv=5, n_jobs=None, random_state=None, verbose=False):
+                 gamma_grid=None, cv=5, n_jobs=None, random_state=None, solver="auto",
+                 verbose=False):
         self.C = C
         self.delta = delta
         self.n_permutations = n_permutations
@@ -311,6 +323,7 @@ class FeatureRelevanceBounds(SelectorMixin, BaseEstimator):
         self.cv = cv
         self.n_jobs = n_jobs
         self.random_state = random_state
+        self.solver = solver
         self.verbose = verbose
 
     # ------------------------------------------------------------ validation
@@ -333,6 +346,8 @@ class FeatureRelevanceBounds(SelectorMixin, BaseEstimator):
                 f"constraints must be 'explicit' or 'implicit', got {self.constraints!r}.")
         if self.probes not in _PROBES:
             raise ValueError(f"probes must be one of {_PROBES}, got {self.probes!r}.")
+        if self.solver not in _SOLVERS:
+            raise ValueError(f"solver must be one of {_SOLVERS}, got {self.solver!r}.")
         g = self.gamma
         if g is not None and (not isinstance(g, numbers.Real) or isinstance(g, bool)
                               or not np.isfinite(g) or g <= 0):
@@ -356,6 +371,10 @@ class FeatureRelevanceBounds(SelectorMixin, BaseEstimator):
         """
         self._check_params()
         X, classes, yb, Xs = check_fit_inputs(self, X, y, privileged_features)
+        if Xs is not None and self.solver == "dual":
+            raise ValueError(
+                "solver='dual' covers the plain model only; with privileged_features "
+                "use solver='auto' or 'primal'.")
         rng = check_random_state(self.random_state)
         y_lab = classes[yb]
 
@@ -381,7 +400,7 @@ class FeatureRelevanceBounds(SelectorMixin, BaseEstimator):
         gamma = 1.0 if self.gamma_ is None else self.gamma_
 
         lp = OrdinalLP(X, yb, classes.size, self.C_, self.constraints, X_star=Xs,
-                       gamma=gamma, probe=True)
+                       gamma=gamma, probe=True, solver=self.solver)
         self.estimator_ = OrdinalRegressionLP(
             C=self.C_, constraints=self.constraints, gamma=gamma)._store(lp, classes)
         mu = self.estimator_.objective_

@@ -148,10 +148,15 @@ class OrdinalLP:
     probe : bool
         Reserve a probe slot (one extra regular and, with LUPI, one extra
         privileged feature column).
+    solver : {"auto", "primal", "dual"}
+        How :meth:`run_tasks` computes upper bounds: warm-started primal
+        simplex, the parametric dual search of
+        :mod:`lupikit.relevance._dual_path` (plain model only), or ``"auto"``,
+        the dual search from ``MIN_MARGIN_ROWS`` margin rows on.
     """
 
     def __init__(self, X, yb, n_bins, C, constraints="explicit", X_star=None,
-                 gamma=1.0, probe=False):
+                 gamma=1.0, probe=False, solver="auto"):
         self.X = X
         self.yb = yb
         self.n, self.d = X.shape
@@ -162,6 +167,11 @@ class OrdinalLP:
         self.X_star = X_star
         self.gamma = float(gamma)
         self.probe = probe
+        if solver not in ("auto", "primal", "dual"):
+            raise ValueError(f"solver must be 'auto', 'primal' or 'dual', got {solver!r}.")
+        if solver == "dual" and self.lupi:
+            raise ValueError("solver='dual' covers the plain model only, not LUPI.")
+        self.solver = solver
         self.p = X_star.shape[1] if self.lupi else 0
         self._build()
 
@@ -555,8 +565,10 @@ class OrdinalLP:
     def _wants_dual(self):
         """Whether upper bounds take the parametric dual search (plain, many margin rows)."""
         if self._use_dual is None:
-            self._use_dual = (not self.lupi and self.R >= _dual_path.MIN_MARGIN_ROWS
-                              and _highs_api() is not None)
+            wanted = self.solver == "dual" or (
+                self.solver == "auto" and not self.lupi
+                and self.R >= _dual_path.MIN_MARGIN_ROWS)
+            self._use_dual = wanted and _highs_api() is not None
         return self._use_dual
 
     def _dual_solver(self):
