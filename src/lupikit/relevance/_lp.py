@@ -151,7 +151,7 @@ class OrdinalLP:
     solver : {"auto", "primal", "dual"}
         How :meth:`run_tasks` computes upper bounds: warm-started primal
         simplex, the parametric dual search of
-        :mod:`lupikit.relevance._dual_path` (plain model only), or ``"auto"``,
+        ``lupikit.relevance._dual_path`` (plain model only), or ``"auto"``,
         the dual search from ``MIN_MARGIN_ROWS`` margin rows on.
     """
 
@@ -572,7 +572,7 @@ class OrdinalLP:
         return self._use_dual
 
     def _dual_solver(self):
-        """The :class:`~lupikit.relevance._dual_path.DualPath` of this LP, or None."""
+        """The ``DualPath`` (parametric dual search) of this LP, or None."""
         if self._dual is None:
             self._dual = _dual_path.DualPath(self, _highs_api()) if self._wants_dual() else False
         return self._dual or None
