@@ -242,8 +242,8 @@ class FeatureRelevanceBounds(SelectorMixin, BaseEstimator):
         optimal model's basis. ``"dual"``: a parametric search over the LP's
         Lagrangian dual, exact by a chord certificate (plain model only;
         faster with many samples, see the chapter on the theory). ``"auto"``:
-        ``"dual"`` for the plain model with at least 800 margin rows (about
-        500 samples with five levels), else ``"primal"``. Replacing probes and
+        ``"dual"`` for the plain model with at least 400 margin rows (about
+        250 samples with five levels), else ``"primal"``. Replacing probes and
         the LUPI model always use the primal simplex.
     verbose : bool, default=False
         Show a tqdm progress bar over the LPs.
