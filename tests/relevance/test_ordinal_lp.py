@@ -314,6 +314,23 @@ def test_dual_path_agrees_with_the_primal_on_random_problems(dual_path):
         np.testing.assert_allclose(values[0], values[1], atol=1e-6 * max(1.0, max(values[1])))
 
 
+@pytest.mark.parametrize("constraints", ["explicit", "implicit"])
+def test_path_over_C_on_the_dual_reaches_the_primal_optimum(small, constraints):
+    # the cross-validation path over C: the dual route's solution vectors are feasible
+    # and as good as the primal simplex's, for every C (optima need not be unique)
+    X, y = small
+    Cs = [0.01, 0.1, 1.0, 10.0, 100.0]
+    dual = OrdinalLP(X, y, 3, 1.0, constraints).solve_path(Cs)
+    primal_lp = OrdinalLP(X, y, 3, 1.0, constraints, solver="primal")
+    primal = primal_lp.solve_path(Cs)
+    A, b = primal_lp.A[: primal_lp.r_budget], primal_lp.b[: primal_lp.r_budget]
+    c_reg, c_loss = primal_lp.cost_parts()
+    for C, xd, xp in zip(Cs, dual, primal):
+        assert np.all(A @ xd <= b + 1e-7) and np.all(xd >= primal_lp.bounds[:, 0] - 1e-12)
+        assert c_reg @ xd + C * (c_loss @ xd) == pytest.approx(
+            c_reg @ xp + C * (c_loss @ xp), rel=1e-8, abs=1e-9)
+
+
 def test_dual_path_constant_column(dual_path, small):
     # a constant (zero) column is free up to the budget: maxrel = 2 (B - mu), a ray of
     # the (f, t) frontier that the dual search cannot bracket; the primal LP answers

@@ -104,6 +104,14 @@ def test_dual_solver_fit_equals_primal_fit(data, fitted, n_jobs):
     assert dual.relevance_classes_.tolist() == fitted.relevance_classes_.tolist()
 
 
+def test_select_C_same_choice_on_both_routes(data):
+    X, y, _ = data
+    C_d, s_d = select_C(X, y, cv=3, random_state=0)
+    C_p, s_p = select_C(X, y, cv=3, random_state=0, solver="primal")
+    assert C_d == C_p
+    np.testing.assert_allclose(s_d, s_p, atol=0.02)  # optima need not be unique
+
+
 def test_dual_solver_rejects_privileged_features():
     X, Xs, y, _, _ = make_lupi_ordinal(n_samples=60, random_state=0)
     with pytest.raises(ValueError, match="solver='dual' covers the plain model only"):

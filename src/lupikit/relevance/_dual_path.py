@@ -173,6 +173,28 @@ class DualPath:
             self.h.changeRowBounds(row, -np.inf, np.inf)
             self.probe_key = None
 
+    def model_path(self, C_values):
+        """Optimal ``(w, b)`` of the plain model for each C, or None if a solve fails.
+
+        C is the box of the margin columns, so each solve restarts dual simplex
+        from the last basis (used for the cross-validation of C). The box is
+        reset to this LP's C afterwards.
+        """
+        R = self.R
+        cols = np.arange(R, dtype=np.int32)
+        out = []
+        try:
+            for C in C_values:
+                self.h.changeColsBounds(R, cols, np.zeros(R), np.full(R, float(C)))
+                self.h.run()
+                if self.h.getModelStatus() != self.optimal:  # pragma: no cover - always feasible
+                    return None
+                duals = np.asarray(self.h.getSolution().row_dual)
+                out.append((duals[: self.D].copy(), duals[self.D:].copy()))
+            return out
+        finally:
+            self.h.changeColsBounds(R, cols, np.zeros(R), np.full(R, self.C))
+
     def max_signed(self, j, s, budget):
         """``max s * w_j`` over the models within ``budget``, or None if the search fails."""
         h = self.h

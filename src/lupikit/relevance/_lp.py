@@ -360,7 +360,9 @@ class OrdinalLP:
 
         Only the objective changes between the solves (the regularisation
         weights and the slack weight), so every optimal basis stays feasible
-        and primal simplex restarts from it.
+        and primal simplex restarts from it. The plain model (unless
+        ``solver="primal"``) takes its LP dual instead, where C bounds the
+        columns and dual simplex restarts from the last basis.
 
         Parameters
         ----------
@@ -375,6 +377,12 @@ class OrdinalLP:
             Solution vectors, in the order of ``C_values``.
         """
         api = _highs_api()
+        if api is not None and not self.lupi and self.solver != "primal":
+            # the plain model's path over C on its (d + K)-row dual: C is a box there
+            # (measured 1.2x to 3x faster than the primal path from 60 to 800 samples)
+            path = _dual_path.DualPath(self, api).model_path(C_values)
+            if path is not None:
+                return [self._point(w, b) for w, b in path]
         c_reg, c_loss = self.cost_parts()
         c_w = np.zeros(self.n_vars)
         c_w[self.o_wp:self.o_wm + self.D] = 0.5
@@ -401,6 +409,17 @@ class OrdinalLP:
                     f"{warm.h.modelStatusToString(warm.h.getModelStatus())}.", 4)
             out.append(np.asarray(warm.h.getSolution().col_value))
         return out
+
+    def _point(self, w, b):
+        """The plain LP's solution vector for weights ``w`` and thresholds ``b``."""
+        x = np.zeros(self.n_vars)
+        x[self.o_wp:self.o_wp + self.d] = np.maximum(w[: self.d], 0.0)
+        x[self.o_wm:self.o_wm + self.d] = np.maximum(-w[: self.d], 0.0)
+        x[self.o_b:self.o_b + self.K] = b
+        f = self.X @ w[: self.d]
+        x[self.o_s:self.o_s + self.R] = np.maximum(
+            1.0 + self.row_sign * (f[self.row_i] - b[self.row_k]), 0.0)
+        return x
 
     def split(self, x):
         """Named parts of a solution vector."""
