@@ -249,8 +249,10 @@ class FeatureRelevanceBounds(SelectorMixin, BaseEstimator):
         Lagrangian dual, exact by a chord certificate (plain model only;
         faster with many samples, see the chapter on the theory). ``"auto"``:
         ``"dual"`` for the plain model with at least 400 margin rows (about
-        250 samples with five levels), else ``"primal"``. Replacing probes and
-        the LUPI model always use the primal simplex.
+        250 samples with five levels), else ``"primal"``; the cross-validation
+        path over C takes the dual for the plain model unless
+        ``solver="primal"``. Replacing probes and the LUPI model always use
+        the primal simplex.
     verbose : bool, default=False
         Show a tqdm progress bar over the LPs.
 
