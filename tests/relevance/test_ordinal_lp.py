@@ -199,7 +199,7 @@ def test_warm_started_tasks_equal_cold_solves(small):
 @pytest.mark.parametrize("delta", [0.02, 0.1, 1.0])
 def test_warm_started_probe_tasks_equal_cold_solves(small, delta):
     # appended and replacing probes; with a small delta, replacing a strongly relevant
-    # feature leaves the optimal face empty (or the whole LP infeasible), which the
+    # feature makes the model's basis infeasible (or the whole LP infeasible), which the
     # warm path must settle like a cold solve (a value, or nan for an infeasible probe)
     from lupikit.relevance import LinearProgramError
 

@@ -40,9 +40,9 @@ steps of ``BRACKET_STEP`` that square each time, which makes about nine
 evaluations per bound and keeps each one short. Measured on
 ``make_ordinal_relevance`` (d = 20, 5 bins, 50 probes, C = 1; whole
 ``FeatureRelevanceBounds.fit``, one core) against the warm-started primal
-simplex: 1.5x slower at n = 100, 1.1x slower at n = 200, 1.2x faster at
-n = 300 (R = 484 margin rows), 2.6x at n = 1000 and 4.1x at n = 2000, with
-bounds equal to 1e-13. Hence the switch at ``MIN_MARGIN_ROWS``. A search that
+simplex: 1.6x slower at n = 100, as fast at n = 200, 1.3x faster at n = 300
+(R = 484 margin rows), 3.2x at n = 1000 and 5.4x at n = 2000, with bounds
+equal to 1e-13. Hence the switch at ``MIN_MARGIN_ROWS``. A search that
 does not close within ``max_evaluations``, or finds no maximiser beyond the
 budget because the frontier ends in a ray (a constant column is free up to
 the budget), returns None, and the caller solves the primal LP instead.

@@ -734,11 +734,6 @@ class _WarmHighs:
         self.bounds = lp.bounds.copy()
         self.budget = None
         self.probe_key = None
-        # Continuation in delta (``_solve_from_face``) for the plain model: measured on
-        # make_ordinal_relevance (d = 20, 50 probes) 0-15 % less time at n = 300 and
-        # 20-27 % at n = 1000. With the privileged correcting functions it cost 30-45 %
-        # more than one primal solve from the model's basis, so LUPI keeps the latter.
-        self.continuation = not lp.lupi
 
     def _load_probe(self, privileged):
         lp = self.lp
@@ -752,30 +747,6 @@ class _WarmHighs:
             for r, v in zip(lp.A.indices[sl], lp.A.data[sl]):
                 self.h.changeCoeff(int(r), int(col), float(v))
 
-    def _solve_from_face(self, budget):
-        """Continuation in delta: solve on the optimal face, then grow the budget.
-
-        Primal simplex first maximises the objective over the optimal face
-        (budget ``mu``; a few pivots from the model's basis). That basis is
-        optimal, hence dual feasible, and stays dual feasible when the budget
-        grows to ``(1 + delta) mu``, so dual simplex finishes from it. Returns
-        False (budget restored, model basis reloaded) if the face is empty
-        for this LP, e.g. when a replacing probe removes a feature that the
-        optimal model needs.
-        """
-        r = int(self.lp.r_budget)
-        self.h.changeRowBounds(r, -np.inf, float(self.face))
-        self.h.run()
-        on_face = self.h.getModelStatus() == self.status_optimal
-        self.h.changeRowBounds(r, -np.inf, float(budget))  # (resets the model status)
-        if not on_face:
-            self.h.setBasis(self.base_basis)
-            return False
-        self.h.setOptionValue("simplex_strategy", 1)  # dual simplex
-        self.h.run()
-        self.h.setOptionValue("simplex_strategy", 4)
-        return True
-
     def solve(self, c, bounds, budget, *, probe=None, privileged=False, what="LP"):
         lp = self.lp
         if budget != self.budget:
@@ -786,8 +757,6 @@ class _WarmHighs:
             self.h.changeColsCost(self.idx.size, self.idx, lp.c_model)
             self.h.run()
             self.base_basis = self.h.getBasis()
-            mu = self.h.getInfo().objective_function_value
-            self.face = mu + 1e-7 * max(1.0, abs(mu))  # the optimal face: delta = 0
         if probe is not None and self.probe_key is not probe:
             self._load_probe(privileged)
             self.probe_key = probe
@@ -798,8 +767,7 @@ class _WarmHighs:
             self.bounds = bounds.copy()
         self.h.changeColsCost(self.idx.size, self.idx, c)
         self.h.setBasis(self.base_basis)
-        if not (self.continuation and self.face < budget and self._solve_from_face(budget)):
-            self.h.run()
+        self.h.run()
         status = self.h.getModelStatus()
         if status != self.status_optimal:
             # a restart from a basis that the new bounds make infeasible can end in
