@@ -13,7 +13,7 @@ from sklearn.utils.validation import check_is_fitted
 from tqdm import tqdm
 
 from ..metrics import macro_averaged_mae
-from ._lp import OrdinalLP
+from ._lp import SOLVERS, OrdinalLP
 from ._ordinal import OrdinalRegressionLP, check_fit_inputs, check_ordinal_labels
 from ._thresholds import classify_relevance, prediction_interval
 
@@ -24,7 +24,6 @@ C_GRID = tuple(np.logspace(-2, 2, 9))
 #: Default grid searched for gamma (LUPI) when ``gamma=None``.
 GAMMA_GRID = (0.1, 1.0, 10.0)
 _PROBES = ("append", "replace")
-_SOLVERS = ("auto", "primal", "dual")
 
 
 def _folds(X, y, cv, random_state):
@@ -354,8 +353,8 @@ class FeatureRelevanceBounds(SelectorMixin, BaseEstimator):
                 f"constraints must be 'explicit' or 'implicit', got {self.constraints!r}.")
         if self.probes not in _PROBES:
             raise ValueError(f"probes must be one of {_PROBES}, got {self.probes!r}.")
-        if self.solver not in _SOLVERS:
-            raise ValueError(f"solver must be one of {_SOLVERS}, got {self.solver!r}.")
+        if self.solver not in SOLVERS:
+            raise ValueError(f"solver must be one of {SOLVERS}, got {self.solver!r}.")
         g = self.gamma
         if g is not None and (not isinstance(g, numbers.Real) or isinstance(g, bool)
                               or not np.isfinite(g) or g <= 0):

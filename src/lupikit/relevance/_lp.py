@@ -40,6 +40,9 @@ from . import _dual_path
 
 __all__ = ["LinearProgramError", "OrdinalLP", "solve_lp"]
 
+#: How relevance upper bounds may be computed (see ``OrdinalLP``'s ``solver``).
+SOLVERS = ("auto", "primal", "dual")
+
 
 class LinearProgramError(RuntimeError):
     """Raised when a linear program is infeasible, unbounded or fails.
@@ -167,8 +170,8 @@ class OrdinalLP:
         self.X_star = X_star
         self.gamma = float(gamma)
         self.probe = probe
-        if solver not in ("auto", "primal", "dual"):
-            raise ValueError(f"solver must be 'auto', 'primal' or 'dual', got {solver!r}.")
+        if solver not in SOLVERS:
+            raise ValueError(f"solver must be one of {SOLVERS}, got {solver!r}.")
         if solver == "dual" and self.lupi:
             raise ValueError("solver='dual' covers the plain model only, not LUPI.")
         self.solver = solver
