@@ -109,7 +109,11 @@ def test_select_C_same_choice_on_both_routes(data):
     C_d, s_d = select_C(X, y, cv=3, random_state=0)
     C_p, s_p = select_C(X, y, cv=3, random_state=0, solver="primal")
     assert C_d == C_p
-    np.testing.assert_allclose(s_d, s_p, atol=0.02)  # optima need not be unique
+    # optima need not be unique: at the smallest C (0.01) the optimal model is w = 0
+    # with a whole range of optimal thresholds, so its score depends on the vertex a
+    # solver stops at; above it the models and scores agree
+    np.testing.assert_allclose(s_d[1:], s_p[1:], atol=0.02)
+    assert min(s_d[0], s_p[0]) > max(s_d.min(), s_p.min()) + 0.5
 
 
 def test_dual_solver_rejects_privileged_features():
