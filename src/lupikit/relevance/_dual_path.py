@@ -34,15 +34,16 @@ a dual certificate. Otherwise the new point replaces the bracket end on its
 side of :math:`B`.
 
 Each evaluation costs a few pivots on a basis of size :math:`d + K` instead
-of the :math:`R`-row basis of the primal. The bracketing starts from the
-last bound's :math:`\tau` (neighbouring bounds have similar multipliers) in
-steps of ``BRACKET_STEP`` that square each time, which makes about nine
-evaluations per bound and keeps each one short. Measured on
-``make_ordinal_relevance`` (d = 20, 5 bins, 50 probes, C = 1; whole
-``FeatureRelevanceBounds.fit``, one core) against the warm-started primal
-simplex: 1.6x slower at n = 100, as fast at n = 200, 1.3x faster at n = 300
-(R = 484 margin rows), 3.2x at n = 1000 and 5.4x at n = 2000, with bounds
-equal to 1e-13. Hence the switch at ``MIN_MARGIN_ROWS``. A search that
+of the :math:`R`-row basis of the primal. Every bound restarts from the
+optimal model's basis, and its bracketing starts from the last bound's
+:math:`\tau` (neighbouring bounds have similar multipliers) in steps of
+``BRACKET_STEP`` that square each time, which makes about nine evaluations
+per bound and keeps each one short. Measured on ``make_ordinal_relevance``
+(d = 20, 5 bins, 50 probes, C = 1; whole ``FeatureRelevanceBounds.fit``,
+one core) against the warm-started primal simplex: 1.5x slower at n = 100,
+1.1x slower at n = 150 (R = 240 margin rows), 1.1x faster at n = 200
+(R = 320), 1.5x at n = 300, 3.9x at n = 1000 and 6.8x at n = 2000, with
+bounds equal to 1e-12. Hence the switch at ``MIN_MARGIN_ROWS``. A search that
 does not close within ``max_evaluations``, or finds no maximiser beyond the
 budget because the frontier ends in a ray (a constant column is free up to
 the budget), returns None, and the caller solves the primal LP instead.
@@ -54,7 +55,7 @@ import scipy.sparse as sp
 __all__ = ["DualPath"]
 
 #: Use the dual path for plain models with at least this many margin rows.
-MIN_MARGIN_ROWS = 400
+MIN_MARGIN_ROWS = 300
 #: First factor by which the bracketing moves tau away from the last bound's; squared
 #: after every step. Small, because neighbouring bounds have similar multipliers.
 BRACKET_STEP = 1.1
