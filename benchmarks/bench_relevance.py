@@ -31,6 +31,11 @@ simplex pivot path lengthens with n; lupikit switches to a parametric search
 over the LP's dual (``lupikit.relevance._dual_path``) for large plain models.
 Those lines come before the summary.
 
+Before the summary, one plain data set is also fitted in this process to
+split lupikit's time into the choice of C and the bounds, and to replay every
+upper bound with a single solve at its final multiplier: the least time that
+the dual search could take even if it knew each bound's multiplier in advance.
+
 Usage: ``python benchmarks/bench_relevance.py [n_repeats] [--scaling]``.
 """
 
@@ -164,6 +169,64 @@ def scaling(py, workers, tmp, sizes=(1000, 2000)):
     return lines
 
 
+def floor(seed=0):
+    """Where lupikit's time goes on one plain data set (n = 300), in this process.
+
+    Splits a default fit into the choice of C and the relevance bounds, and
+    replays every upper bound of the dual search with a single HiGHS solve at
+    its final tau, from the optimal model's basis: the time that even an oracle
+    knowing each bound's multiplier in advance would need (a real search needs a
+    bracket and a certificate on top). Returns printable lines.
+    """
+    import time
+
+    from lupikit.relevance import FeatureRelevanceBounds, _dual_path, select_C
+
+    X, y = datasets(seed)["ordinal"]["X"], datasets(seed)["ordinal"]["y"]
+    FeatureRelevanceBounds(C=1.0, n_permutations=2, random_state=0, n_jobs=1).fit(X, y)  # warm-up
+    t0 = time.perf_counter()
+    C, _ = select_C(X, y, random_state=0)
+    t_cv = time.perf_counter() - t0
+    seen, solves = [], [0]
+    max_signed, evaluate = _dual_path.DualPath.max_signed, _dual_path.DualPath._evaluate
+
+    def recording(self, j, s, budget):
+        out = max_signed(self, j, s, budget)
+        seen.append((self, j, s, self.tau_hint[s], self.probe_key))
+        return out
+
+    def counting(self):
+        solves[0] += 1
+        return evaluate(self)
+
+    _dual_path.DualPath.max_signed, _dual_path.DualPath._evaluate = recording, counting
+    try:
+        t0 = time.perf_counter()
+        FeatureRelevanceBounds(C=C, random_state=0, n_jobs=1).fit(X, y)
+        t_fit = time.perf_counter() - t0
+    finally:
+        _dual_path.DualPath.max_signed, _dual_path.DualPath._evaluate = max_signed, evaluate
+    t_oracle, pivots = 0.0, 0
+    for dual, j, s, tau, probe in seen:
+        if probe is None:
+            dual.probe_off()
+        else:
+            dual.load_probe(probe)
+        dual.h.setBasis(dual.base_basis)
+        dual.h.changeRowBounds(j, s * tau + dual.lo[j], s * tau + dual.hi[j])
+        t0 = time.perf_counter()
+        dual.h.run()
+        t_oracle += time.perf_counter() - t0
+        pivots += dual.h.getInfo().simplex_iteration_count
+        dual.h.changeRowBounds(j, dual.lo[j], dual.hi[j])
+    return [
+        f"ordinal n=300 (seed {seed}, in-process): choice of C {t_cv:.2f} s; fit at that C "
+        f"{t_fit:.2f} s for {len(seen)} upper bounds ({solves[0]} dual solves)",
+        f"oracle: one solve per upper bound at its final tau, from the optimal basis: "
+        f"{t_oracle:.2f} s ({pivots} pivots); with the choice of C {t_cv + t_oracle:.2f} s",
+    ]
+
+
 def main(n_repeats=3, with_scaling=False):
     py = fri_python()
     results = {k: {"lupikit": [], "fri": [], "f1_lupikit": [], "f1_fri": [], "ecos": [],
@@ -193,6 +256,10 @@ def main(n_repeats=3, with_scaling=False):
         print("scaling with n (one data set each, d = 20, same settings):")
         for line in scaled:
             print(line)
+    print()
+    print("where lupikit's time goes, and the least that its dual search could take:")
+    for line in floor():
+        print(line)
     print()
     print("where fri's time goes (medians): the ECOS solver itself versus cvxpy's rebuilding")
     for name, r in results.items():
