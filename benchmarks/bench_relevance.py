@@ -31,7 +31,10 @@ simplex pivot path lengthens with n; lupikit switches to a parametric search
 over the LP's dual (``lupikit.relevance._dual_path``) for large plain models.
 Those lines come before the summary.
 
-Before the summary, one plain data set is also fitted in this process to
+Before the summary, seed 0 of both data sets is also fitted with
+``n_jobs=2`` on both sides (lupikit's workers are threads, since HiGHS
+releases the GIL while it solves; fri's are joblib's worker processes), and
+one plain data set is also fitted in this process to
 split lupikit's time into the choice of C and the bounds, and to replay every
 upper bound with a single solve at its final multiplier: the least time that
 the dual search could take even if it knew each bound's multiplier in advance.
@@ -81,14 +84,15 @@ def _timed_solve(*args, **kwargs):
 ecos.solve = _timed_solve
 
 data = np.load(sys.argv[1])
+n_jobs = int(sys.argv[2]) if len(sys.argv) > 2 else 1
 X, y = data["X"], data["y"]
 t0 = time.perf_counter()
 if "Xs" in data.files:
     Xs = data["Xs"]
-    model = fri.FRI(fri.ProblemName.LUPI_ORDREGRESSION, random_state=0, n_jobs=1)
+    model = fri.FRI(fri.ProblemName.LUPI_ORDREGRESSION, random_state=0, n_jobs=n_jobs)
     model.fit(np.hstack([X, Xs]), y, lupi_features=Xs.shape[1])
 else:
-    model = fri.FRI(fri.ProblemName.ORDINALREGRESSION, random_state=0, n_jobs=1)
+    model = fri.FRI(fri.ProblemName.ORDINALREGRESSION, random_state=0, n_jobs=n_jobs)
     model.fit(X, y)
 seconds = time.perf_counter() - t0
 print(json.dumps({"seconds": seconds, "solver_seconds": _spent[0], "n_solves": _spent[1],
@@ -116,9 +120,10 @@ import numpy as np
 from lupikit.relevance import FeatureRelevanceBounds
 
 data = np.load(sys.argv[1])
+n_jobs = int(sys.argv[2]) if len(sys.argv) > 2 else 1
 X, y = data["X"], data["y"]
 t0 = time.perf_counter()
-frb = FeatureRelevanceBounds(random_state=0, n_jobs=1)
+frb = FeatureRelevanceBounds(random_state=0, n_jobs=n_jobs)
 if "Xs" in data.files:
     frb.fit(X, y, privileged_features=data["Xs"])
     classes = np.r_[frb.relevance_classes_, frb.relevance_classes_privileged_]
@@ -133,9 +138,9 @@ print(json.dumps({"seconds": seconds, "classes": [int(c) for c in classes]}))
 ENV = dict(os.environ, OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1", MKL_NUM_THREADS="1")
 
 
-def run_worker(py, worker, path):
-    out = subprocess.run([str(py), worker, path], capture_output=True, text=True, check=True,
-                         env=ENV)
+def run_worker(py, worker, path, n_jobs=1):
+    out = subprocess.run([str(py), worker, path, str(n_jobs)], capture_output=True, text=True,
+                         check=True, env=ENV)
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
@@ -165,6 +170,20 @@ def scaling(py, workers, tmp, sizes=(1000, 2000)):
         lines.append(f"ordinal n={n}: lupikit {t_l:.2f} s  fri {t_f:.2f} s (ECOS "
                      f"{res['fri']['solver_seconds']:.2f} s)  speed-up {t_f / t_l:.1f}x  "
                      f"F1 lupikit {f1['lupikit']:.3f}  F1 fri {f1['fri']:.3f}")
+        print(lines[-1], flush=True)
+    return lines
+
+
+def parallel(workers, tmp, n_jobs=2):
+    """Seed 0 of both data sets with ``n_jobs`` on both sides; returns printable lines."""
+    lines = []
+    for name, d in datasets(0).items():
+        path = os.path.join(tmp, f"parallel_{name}.npz")
+        np.savez(path, **{k: v for k, v in d.items() if k != "truth"})
+        res = {who: run_worker(*workers[who], path, n_jobs) for who in ("lupikit", "fri")}
+        t_l, t_f = res["lupikit"]["seconds"], res["fri"]["seconds"]
+        lines.append(f"{name:8s} n_jobs={n_jobs}: lupikit {t_l:.2f} s  fri {t_f:.2f} s  "
+                     f"speed-up {t_f / t_l:.1f}x")
         print(lines[-1], flush=True)
     return lines
 
@@ -251,11 +270,17 @@ def main(n_repeats=3, with_scaling=False):
                         results[name]["n_ecos"].append(res["n_solves"])
                     print(f"{name:8s} seed {seed} {who:8s} {res['seconds']:7.2f} s  F1 {f1:.3f}", flush=True)
         scaled = scaling(py, workers, tmp) if with_scaling else []
+        both = parallel(workers, tmp)
     if scaled:
         print()
         print("scaling with n (one data set each, d = 20, same settings):")
         for line in scaled:
             print(line)
+    print()
+    print(f"both sides with n_jobs=2 on this {os.cpu_count()}-core machine (seed 0; lupikit's "
+          "workers are threads, fri's are joblib's processes):")
+    for line in both:
+        print(line)
     print()
     print("where lupikit's time goes, and the least that its dual search could take:")
     for line in floor():

@@ -89,6 +89,30 @@ def test_parallel_equals_sequential(data, fitted):
     np.testing.assert_allclose(par.probe_values_["max"], fitted.probe_values_["max"], atol=1e-7)
 
 
+@pytest.mark.parametrize("backend", ["threading", "loky"])
+def test_parallel_under_a_callers_backend(backend):
+    # n_jobs prefers threads (HiGHS releases the GIL), but a backend chosen by the
+    # caller wins; both give the sequential result, for the plain model (dual search,
+    # cross-validated C) and for LUPI (primal simplex, privileged probes)
+    from joblib import parallel_config
+
+    X, Xs, y, _, _ = make_lupi_ordinal(n_samples=200, n_strong=2, n_weak=2, n_irrelevant=2,
+                                       random_state=1)
+    for kw in ({}, {"privileged_features": Xs}):
+        params = dict(C=None if not kw else 1.0, gamma=1.0, n_permutations=6, random_state=0,
+                      C_grid=[0.1, 1.0], cv=3)
+        seq = FeatureRelevanceBounds(**params).fit(X, y, **kw)
+        with parallel_config(backend=backend):
+            par = FeatureRelevanceBounds(**params, n_jobs=2).fit(X, y, **kw)
+        assert par.C_ == seq.C_
+        np.testing.assert_allclose(par.interval_, seq.interval_, atol=1e-7)
+        np.testing.assert_allclose(par.probe_values_["max"], seq.probe_values_["max"],
+                                   atol=1e-7)
+        if kw:
+            np.testing.assert_allclose(par.interval_privileged_, seq.interval_privileged_,
+                                       atol=1e-7)
+
+
 @pytest.mark.parametrize("n_jobs", [1, 2])
 def test_dual_solver_fit_equals_primal_fit(data, fitted, n_jobs):
     # the parametric dual search (auto from 800 margin rows on), chosen here for small

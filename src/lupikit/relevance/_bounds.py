@@ -1,5 +1,6 @@
 """Feature relevance intervals (minrel, maxrel) with permutation noise thresholds."""
 
+import copy
 import numbers
 import warnings
 
@@ -38,18 +39,28 @@ def _folds(X, y, cv, random_state):
     return list(splitter.split(X, y))
 
 
+def _fold_labels(y):
+    """Bins of a training fold's labels (already validated as a whole)."""
+    classes = np.unique(y)
+    if classes.size < 2:
+        raise ValueError(
+            f"A training fold has only one class ({classes.tolist()}); use fewer folds.")
+    return classes, np.searchsorted(classes, y)
+
+
 def _cv_errors(X, y, privileged_features, pairs, constraints, cv, random_state, n_jobs,
                solver="auto"):
     """Mean validation macro-MAE (prediction from X only) of every (C, gamma) pair."""
-    y = np.asarray(y)
+    with warnings.catch_warnings():  # a gap in the labels is reported by the caller's fit
+        warnings.simplefilter("ignore", UserWarning)
+        classes, yb = check_ordinal_labels(y)
+    y = classes[yb]
     folds = _folds(X, y, cv, random_state)
     # solve along the grid sorted by gamma, then C: one LP per fold, warm-started
     order = sorted(range(len(pairs)), key=lambda i: (pairs[i][1], pairs[i][0]))
 
     def run_fold(tr, te):
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", UserWarning)
-            classes, yb = check_ordinal_labels(y[tr])
+        classes, yb = _fold_labels(y[tr])
         Xs = None if privileged_features is None else privileged_features[tr]
         lp = OrdinalLP(X[tr], yb, classes.size, 1.0, constraints, X_star=Xs, gamma=1.0,
                        solver="primal" if Xs is not None else solver)
@@ -65,7 +76,10 @@ def _cv_errors(X, y, privileged_features, pairs, constraints, cv, random_state, 
     if n_jobs in (None, 1):
         errs = [run_fold(tr, te) for tr, te in folds]
     else:
-        errs = Parallel(n_jobs=n_jobs)(delayed(run_fold)(tr, te) for tr, te in folds)
+        # threads by default: HiGHS releases the GIL while it solves, and each fold
+        # has its own LP (a backend set by the caller, e.g. Dask, takes precedence)
+        errs = Parallel(n_jobs=n_jobs, prefer="threads")(
+            delayed(run_fold)(tr, te) for tr, te in folds)
     return np.mean(errs, axis=0)
 
 
@@ -99,7 +113,7 @@ def select_C(X, y, privileged_features=None, *, C_grid=C_GRID, constraints="expl
     random_state : int, RandomState or None
         Shuffling of the folds.
     n_jobs : int or None
-        Parallel fits with joblib.
+        Parallel folds with joblib (threads unless the caller sets a backend).
     solver : {"auto", "primal", "dual"}
         ``"primal"`` solves each fold's path over C with the primal simplex;
         otherwise the plain model takes its LP dual, where C is a column box
@@ -146,7 +160,7 @@ def select_C_gamma(X, y, privileged_features, *, C_grid=C_GRID, gamma_grid=GAMMA
     random_state : int, RandomState or None
         Shuffling of the folds.
     n_jobs : int or None
-        Parallel folds with joblib.
+        Parallel folds with joblib (threads unless the caller sets a backend).
 
     Returns
     -------
@@ -175,7 +189,10 @@ def select_C_gamma(X, y, privileged_features, *, C_grid=C_GRID, gamma_grid=GAMMA
 
 
 def _run_chunk(lp, tasks, budget):
-    return lp.run_tasks(tasks, budget)
+    # a private copy per chunk: probe columns are written into the LP and HiGHS
+    # instances hold state, so threads must not share them (the copy drops the
+    # HiGHS instances; each chunk builds its own)
+    return copy.deepcopy(lp).run_tasks(tasks, budget)
 
 
 class FeatureRelevanceBounds(SelectorMixin, BaseEstimator):
@@ -237,7 +254,10 @@ class FeatureRelevanceBounds(SelectorMixin, BaseEstimator):
     cv : int, default=5
         Folds for the choice of C (and gamma).
     n_jobs : int or None, default=None
-        Parallel LP solves with joblib (``None``: sequential).
+        Parallel LP solves and cross-validation folds with joblib (``None``:
+        sequential). Threads by default, since HiGHS releases the GIL while it
+        solves; a backend set by the caller (``joblib.parallel_config``, e.g.
+        Dask) takes precedence.
     random_state : int, RandomState instance or None, default=None
         Probes and cross-validation folds.
     solver : {"auto", "primal", "dual"}, default="auto"
@@ -500,11 +520,15 @@ class FeatureRelevanceBounds(SelectorMixin, BaseEstimator):
         from joblib import effective_n_jobs
 
         k = max(1, effective_n_jobs(n_jobs))
+        lp._wants_dual()  # decide the route once, before the copies are made
         # tasks come in (lower, upper) pairs of one feature or probe; a pair stays in
         # one chunk, so that the lower bound can be read off its two upper-bound LPs
         pairs = [list(range(i, min(i + 2, len(tasks)))) for i in range(0, len(tasks), 2)]
         idx = [[t for pair in pairs[c::k] for t in pair] for c in range(k)]
-        parts = Parallel(n_jobs=k)(
+        # threads by default: HiGHS releases the GIL while it solves, so threads scale
+        # without the start-up of worker processes (a backend set by the caller, e.g.
+        # Dask, takes precedence)
+        parts = Parallel(n_jobs=k, prefer="threads")(
             delayed(_run_chunk)(lp, [tasks[t] for t in ix], budget) for ix in idx)
         out = [None] * len(tasks)
         for ix, part in zip(idx, parts):

@@ -32,6 +32,10 @@ with ``slack_r = s_r`` (plain) or ``g_{group(r)}(x*_i)`` (LUPI); sigma_r = +1
 for a "below threshold k" row and -1 for an "above threshold k" row.
 """
 
+import os
+import sys
+import threading
+
 import numpy as np
 import scipy.sparse as sp
 from scipy.optimize import linprog
@@ -659,35 +663,36 @@ def _highs_api():
 
 
 _BANNER_SHOWN = []
+_BANNER_LOCK = threading.Lock()
 
 
 def _new_highs(Highs):
     """A silent HiGHS instance (the first one of a process prints a banner to
     file descriptor 1, which is redirected to /dev/null while it is built)."""
-    if _BANNER_SHOWN:
-        h = Highs()
-    else:
-        _BANNER_SHOWN.append(True)
-        import os
-        import sys
-
-        try:
-            sys.stdout.flush()
-            saved = os.dup(1)
-        except (OSError, ValueError, AttributeError):  # pragma: no cover - no real fd 1
-            saved = None
-        if saved is None:  # pragma: no cover
+    with _BANNER_LOCK:  # threads: only one may redirect file descriptor 1
+        if _BANNER_SHOWN:
             h = Highs()
         else:
-            try:
-                with open(os.devnull, "w") as null:
-                    os.dup2(null.fileno(), 1)
-                    h = Highs()
-            finally:
-                os.dup2(saved, 1)
-                os.close(saved)
+            h = _first_highs(Highs)
+            _BANNER_SHOWN.append(True)
     h.setOptionValue("output_flag", False)
     return h
+
+
+def _first_highs(Highs):
+    """The process's first HiGHS instance, built with file descriptor 1 silenced."""
+    try:
+        sys.stdout.flush()
+        saved = os.dup(1)
+    except (OSError, ValueError, AttributeError):  # pragma: no cover - no real fd 1
+        return Highs()
+    try:
+        with open(os.devnull, "w") as null:
+            os.dup2(null.fileno(), 1)
+            return Highs()
+    finally:
+        os.dup2(saved, 1)
+        os.close(saved)
 
 
 def _well_scaled(A, ratio=100.0):
