@@ -201,7 +201,8 @@ def floor(seed=0):
 
     from lupikit.relevance import FeatureRelevanceBounds, _dual_path, select_C
 
-    X, y = datasets(seed)["ordinal"]["X"], datasets(seed)["ordinal"]["y"]
+    data = datasets(seed)["ordinal"]
+    X, y = data["X"], data["y"]
     FeatureRelevanceBounds(C=1.0, n_permutations=2, random_state=0, n_jobs=1).fit(X, y)  # warm-up
     t0 = time.perf_counter()
     C, _ = select_C(X, y, random_state=0)
