@@ -210,8 +210,8 @@ def floor(seed=0):
     seen, solves = [], [0]
     max_signed, evaluate = _dual_path.DualPath.max_signed, _dual_path.DualPath._evaluate
 
-    def recording(self, j, s, budget):
-        out = max_signed(self, j, s, budget)
+    def recording(self, j, s, budget, beat=None):
+        out = max_signed(self, j, s, budget, beat)
         seen.append((self, j, s, self.tau_hint[s], self.probe_key))
         return out
 

@@ -314,6 +314,62 @@ def test_dual_path_agrees_with_the_primal_on_random_problems(dual_path):
         np.testing.assert_allclose(values[0], values[1], atol=1e-6 * max(1.0, max(values[1])))
 
 
+def test_dual_path_second_sign_stops_at_a_certificate(dual_path, monkeypatch):
+    # max |w_j| needs only the larger signed maximum, and min |w_j| the smaller one
+    # only if it is negative: the second search may stop once weak duality puts its
+    # maximum below the first and a feasible point puts it at >= 0. Each early value
+    # must lie in [0, exact maximum], with the exact maximum below the first sign's,
+    # and the bounds must still equal the primal route's
+    from lupikit.relevance._dual_path import DualPath
+
+    X, y, _ = make_ordinal_relevance(n_samples=120, n_strong=2, n_weak=2, n_irrelevant=4,
+                                     random_state=0)
+    n, d = X.shape
+    rng = np.random.default_rng(0)
+    tasks = [(k, j, None, None) for j in range(d) for k in ("min", "max")]
+    tasks += [(k, d, X[rng.permutation(n), f], None) for f in rng.integers(d, size=12)
+              for k in ("min", "max")]
+    seen = []
+    search = DualPath.max_signed
+
+    def recording(self, j, s, budget, beat=None):
+        out = search(self, j, s, budget, beat)
+        if beat is not None:
+            seen.append((out, search(self, j, s, budget), beat))  # and the full search
+        return out
+
+    monkeypatch.setattr(DualPath, "max_signed", recording)
+    lp = OrdinalLP(X, y, 5, 1.0, probe=True)
+    budget = 1.1 * lp.solve_model().fun
+    values = lp.run_tasks(tasks, budget)
+    assert len(seen) == d + 12  # one second search per column
+    early = [(out, exact, beat) for out, exact, beat in seen if abs(out - exact) > 1e-9]
+    assert len(early) >= len(seen) // 2  # measured: 17 of 20
+    for out, exact, beat in early:
+        assert -1e-12 <= out <= exact + 1e-9 and exact < beat
+    monkeypatch.setattr(dual_path, "MIN_MARGIN_ROWS", 10**9)
+    ref = OrdinalLP(X, y, 5, 1.0, probe=True).run_tasks(tasks, budget)
+    np.testing.assert_allclose(values, ref, atol=1e-7)
+
+
+def test_dual_path_cheaper_sign_usually_has_the_larger_maximum(dual_path):
+    # for a probe (weight 0 in the optimal model) the side where the hinge loss rises
+    # least should usually allow the larger weight: compared with both exact maxima
+    X, y, _ = make_ordinal_relevance(n_samples=120, n_strong=2, n_weak=2, n_irrelevant=4,
+                                     random_state=1)
+    n, d = X.shape
+    lp = OrdinalLP(X, y, 5, 1.0, probe=True)
+    budget = 1.1 * lp.solve_model().fun
+    dual = lp._dual_solver()
+    rng = np.random.default_rng(1)
+    right = 0
+    for _ in range(30):
+        dual.load_probe(X[rng.permutation(n), rng.integers(d)])
+        s = dual.cheaper_sign(d)
+        right += dual.max_signed(d, s, budget) >= dual.max_signed(d, -s, budget)
+    assert right >= 21  # measured: 26 of 30 (a coin would give 15)
+
+
 @pytest.mark.parametrize("constraints", ["explicit", "implicit"])
 def test_path_over_C_on_the_dual_reaches_the_primal_optimum(small, constraints):
     # the cross-validation path over C: the dual route's solution vectors are feasible

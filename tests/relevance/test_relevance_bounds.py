@@ -115,17 +115,18 @@ def test_parallel_under_a_callers_backend(backend):
 
 @pytest.mark.parametrize("n_jobs", [1, 2])
 def test_dual_solver_fit_equals_primal_fit(data, fitted, n_jobs):
-    # the parametric dual search (auto from 800 margin rows on), chosen here for small
-    # data: the whole fit must not change, in parallel neither (the workers rebuild it)
+    # the parametric dual search (auto from 200 margin rows on; these 150 samples have
+    # 240) must give the primal simplex's fit, in parallel too (each worker copies the LP)
     X, y, _ = data
-    primal = FeatureRelevanceBounds(C=1.0, n_permutations=20, random_state=0,
-                                    solver="primal").fit(X, y)
-    np.testing.assert_array_equal(primal.interval_, fitted.interval_)  # auto: primal here
-    dual = FeatureRelevanceBounds(C=1.0, n_permutations=20, random_state=0, solver="dual",
-                                  n_jobs=n_jobs).fit(X, y)
-    np.testing.assert_allclose(dual.interval_, fitted.interval_, atol=1e-7)
-    np.testing.assert_allclose(dual.probe_values_["max"], fitted.probe_values_["max"], atol=1e-7)
-    assert dual.relevance_classes_.tolist() == fitted.relevance_classes_.tolist()
+    dual = FeatureRelevanceBounds(C=1.0, n_permutations=20, random_state=0,
+                                  solver="dual").fit(X, y)
+    np.testing.assert_array_equal(dual.interval_, fitted.interval_)  # auto: dual here
+    primal = FeatureRelevanceBounds(C=1.0, n_permutations=20, random_state=0, solver="primal",
+                                    n_jobs=n_jobs).fit(X, y)
+    np.testing.assert_allclose(primal.interval_, fitted.interval_, atol=1e-7)
+    np.testing.assert_allclose(primal.probe_values_["max"], fitted.probe_values_["max"],
+                               atol=1e-7)
+    assert primal.relevance_classes_.tolist() == fitted.relevance_classes_.tolist()
 
 
 def test_select_C_same_choice_on_both_routes(data):

@@ -267,8 +267,8 @@ class FeatureRelevanceBounds(SelectorMixin, BaseEstimator):
         optimal model's basis. ``"dual"``: a parametric search over the LP's
         Lagrangian dual, exact by a chord certificate (plain model only;
         faster with many samples, see the chapter on the theory). ``"auto"``:
-        ``"dual"`` for the plain model with at least 300 margin rows (about
-        190 samples with five levels), else ``"primal"``; the cross-validation
+        ``"dual"`` for the plain model with at least 200 margin rows (about
+        125 samples with five levels), else ``"primal"``; the cross-validation
         path over C takes the dual for the plain model unless
         ``solver="primal"``. Replacing probes and the LUPI model always use
         the primal simplex.

@@ -494,7 +494,9 @@ class OrdinalLP:
         lower bound then needs no LP: the two upper-bound LPs give
         ``hi = max w_j`` and ``-lo = max -w_j``, and on the convex feasible
         set ``min |w_j|`` is ``lo`` if ``lo > 0``, ``-hi`` if ``hi < 0`` and
-        0 otherwise. Every solution is kept: a privileged lower bound is 0
+        0 otherwise (the parametric dual search may stop the second of the two
+        once it certifies a value in ``[0, first)``: both bounds are then
+        already decided). Every solution is kept: a privileged lower bound is 0
         without solving when a kept solution of the same feasible set already
         has that weight at 0 (an exact certificate; the optimal model is the
         first such solution). Infeasible probe LPs give ``nan``.
@@ -539,7 +541,17 @@ class OrdinalLP:
                     dual.probe_off()
                 else:
                     dual.load_probe(values)
-                signed = [dual.max_signed(j, s, budget) for s in (1.0, -1.0)]
+                # the larger signed maximum is max |w_j|; the other one matters only
+                # if it is negative (then min |w_j| = -it > 0). So the likelier
+                # larger sign goes first (the optimal model's, or for a weight of 0
+                # the side where the loss rises least), and the other search may
+                # stop once it certifies a value in [0, first): then min |w_j| = 0.
+                # That value (a feasible one) is kept in place of its maximum.
+                w0 = 0.0 if values is not None else dual.model[1][j]
+                first = dual.cheaper_sign(j) if abs(w0) <= 1e-12 else float(np.sign(w0))
+                v1 = dual.max_signed(j, first, budget)
+                v2 = None if v1 is None else dual.max_signed(j, -first, budget, beat=v1)
+                signed = [None, None] if v2 is None else [v1, v2][:: int(first)]
                 if None not in signed:  # else: the primal LP below settles it
                     self._signed[key] = tuple(signed)
                     return max(max(signed), 0.0)
