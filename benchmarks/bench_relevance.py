@@ -18,7 +18,10 @@ runs in a fresh subprocess of its own environment; we time the end-to-end
 against the truth with F1. Runs alternate between the two packages so that
 load on the machine affects both alike; medians of the times and means of the
 F1 values are reported. lupikit runs with its documented defaults (delta=0.1,
-p=0.999, n_permutations=50); fri with its own defaults. Inside fri's
+p=0.999, n_permutations=50); fri with its own defaults, which draw 20 probes.
+Each data set is therefore also fitted by lupikit with n_permutations=20, the
+same number of probe LPs as fri solves, and those times are compared with the
+same fri runs in a line of their own before the summary. Inside fri's
 subprocess the calls to ``ecos.solve`` are timed as well, so that the share
 of fri's time spent in its LP solver (rather than in rebuilding each problem
 with cvxpy) is measured in the same run. The last lines print the ratios, one
@@ -121,9 +124,10 @@ from lupikit.relevance import FeatureRelevanceBounds
 
 data = np.load(sys.argv[1])
 n_jobs = int(sys.argv[2]) if len(sys.argv) > 2 else 1
+n_permutations = int(sys.argv[3]) if len(sys.argv) > 3 else 50  # 50: the default
 X, y = data["X"], data["y"]
 t0 = time.perf_counter()
-frb = FeatureRelevanceBounds(random_state=0, n_jobs=n_jobs)
+frb = FeatureRelevanceBounds(random_state=0, n_jobs=n_jobs, n_permutations=n_permutations)
 if "Xs" in data.files:
     frb.fit(X, y, privileged_features=data["Xs"])
     classes = np.r_[frb.relevance_classes_, frb.relevance_classes_privileged_]
@@ -134,13 +138,15 @@ seconds = time.perf_counter() - t0
 print(json.dumps({"seconds": seconds, "classes": [int(c) for c in classes]}))
 '''
 
+#: fri's default number of probes (``fri.FRI(n_probe_features=20)``)
+FRI_PROBES = 20
 #: one core and one BLAS thread for both sides
 ENV = dict(os.environ, OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1", MKL_NUM_THREADS="1")
 
 
-def run_worker(py, worker, path, n_jobs=1):
-    out = subprocess.run([str(py), worker, path, str(n_jobs)], capture_output=True, text=True,
-                         check=True, env=ENV)
+def run_worker(py, worker, path, n_jobs=1, *extra):
+    out = subprocess.run([str(py), worker, path, str(n_jobs), *map(str, extra)],
+                         capture_output=True, text=True, check=True, env=ENV)
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
@@ -250,7 +256,7 @@ def floor(seed=0):
 def main(n_repeats=3, with_scaling=False):
     py = fri_python()
     results = {k: {"lupikit": [], "fri": [], "f1_lupikit": [], "f1_fri": [], "ecos": [],
-                   "n_ecos": []} for k in ("ordinal", "lupi")}
+                   "n_ecos": [], "lupikit20": [], "f1_lupikit20": []} for k in ("ordinal", "lupi")}
     with tempfile.TemporaryDirectory() as tmp:
         workers = {"fri": (py, os.path.join(tmp, "fri_worker.py")),
                    "lupikit": (sys.executable, os.path.join(tmp, "lupikit_worker.py"))}
@@ -270,6 +276,11 @@ def main(n_repeats=3, with_scaling=False):
                         results[name]["ecos"].append(res["solver_seconds"])
                         results[name]["n_ecos"].append(res["n_solves"])
                     print(f"{name:8s} seed {seed} {who:8s} {res['seconds']:7.2f} s  F1 {f1:.3f}", flush=True)
+                # as many probes as fri draws by default (n_probe_features=20)
+                res = run_worker(*workers["lupikit"], path, 1, FRI_PROBES)
+                results[name]["lupikit20"].append(res["seconds"])
+                results[name]["f1_lupikit20"].append(
+                    f1_score(d["truth"] > 0, np.asarray(res["classes"]) > 0))
         scaled = scaling(py, workers, tmp) if with_scaling else []
         both = parallel(workers, tmp)
     if scaled:
@@ -292,6 +303,13 @@ def main(n_repeats=3, with_scaling=False):
         t_f, t_e = np.median(r["fri"]), np.median(r["ecos"])
         print(f"{name:8s}: fri {t_f:.2f} s, of which {t_e:.2f} s inside ECOS "
               f"({int(np.median(r['n_ecos']))} solves); 10x would need lupikit <= {t_f / 10:.2f} s")
+    print()
+    print(f"the same, with as many probes on both sides (lupikit n_permutations={FRI_PROBES}, "
+          f"fri's default n_probe_features={FRI_PROBES}):")
+    for name, r in results.items():
+        t_l, t_f = np.median(r["lupikit20"]), np.median(r["fri"])
+        print(f"{name:8s}: lupikit {t_l:.2f} s  fri {t_f:.2f} s  speed-up {t_f / t_l:.1f}x  "
+              f"F1 lupikit {np.mean(r['f1_lupikit20']):.3f}  F1 fri {np.mean(r['f1_fri']):.3f}")
     print()
     print(f"medians of fit times over {n_repeats} data sets; both sides on one core "
           "(n_jobs=1, OPENBLAS/OMP threads=1), shared machine:")

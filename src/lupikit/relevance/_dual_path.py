@@ -151,13 +151,30 @@ class DualPath:
         self.h = h
         self.probe_key = None
         self.tau_hint = {1.0: None, -1.0: None}
-        self.model = self._evaluate()  # (f, w) of the optimal model (tau = 0, no probe)
-        # its margin multipliers: the hinge loss's gradient in w is M_w^T u (see cheaper_sign)
-        self.base_u = np.asarray(h.getSolution().col_value)[:R].copy()
-        # every bound restarts from the optimal model's basis: the previous bound's
-        # final basis pushes another feature and lies further away (measured: about
-        # 20 % fewer pivots in the first solve of a bound)
-        self.base_basis = h.getBasis()
+        self._model = None
+
+    @property
+    def model(self):
+        """``(f, w)`` of the optimal model (tau = 0, no probe), solved on first use."""
+        return self._solve_model()
+
+    def _solve_model(self):
+        # not in __init__: the path over C (model_path) does not need it
+        if self._model is None:
+            h = self.h
+            self._model = self._evaluate()
+            sol = h.getSolution()
+            # its thresholds, and the LP dual's value (HiGHS minimises -sum(u) here)
+            self.model_thresholds = np.asarray(sol.row_dual)[self.D:].copy()
+            self.model_dual_value = -h.getInfo().objective_function_value
+            # its margin multipliers: the hinge loss's gradient in w is M_w^T u (see
+            # cheaper_sign)
+            self.base_u = np.asarray(sol.col_value)[: self.R].copy()
+            # every bound restarts from the optimal model's basis: the previous bound's
+            # final basis pushes another feature and lies further away (measured: about
+            # 20 % fewer pivots in the first solve of a bound)
+            self.base_basis = h.getBasis()
+        return self._model
 
     def _evaluate(self):
         """Solve the dual at the current row bounds; return the maximiser's (f, w) or None."""
@@ -171,6 +188,7 @@ class DualPath:
 
     def load_probe(self, values):
         """Put ``values`` (length n) into the probe slot and switch it on."""
+        self._solve_model()  # the optimal model is solved with the probe slot off
         D = self.D
         col = values[self.lp.row_i]
         self.XR[:, D - 1] = col
@@ -221,6 +239,7 @@ class DualPath:
         of a weight-zero column to solve first (only the larger value is
         needed there).
         """
+        self._solve_model()  # and with it the model's multipliers, if not yet done
         a = float((self.sign * self.XR[:, j]) @ self.base_u)
         return 1.0 if a <= 0 else -1.0
 

@@ -38,7 +38,7 @@ import threading
 
 import numpy as np
 import scipy.sparse as sp
-from scipy.optimize import linprog
+from scipy.optimize import OptimizeResult, linprog
 
 from . import _dual_path
 
@@ -346,7 +346,21 @@ class OrdinalLP:
 
     # --------------------------------------------------------------- solving
     def solve_model(self):
-        """Solve the ordinal SVM itself (no budget row); return the result."""
+        """Solve the ordinal SVM itself (no budget row); return the result.
+
+        For the relevance LPs (with a probe slot) on the dual route the
+        optimum is read off the dual search's own first solve, which it needs
+        anyway; the result then carries the same fields (``x``, ``fun`` and
+        the dual's value ``dual_fun``).
+        """
+        if self._model_result is None and self.probe and self._wants_dual():
+            dual = self._dual_solver()
+            if dual.model is not None:
+                x = self._point(dual.model[1], dual.model_thresholds)
+                self._model_result = OptimizeResult(
+                    x=x, fun=float(self.c_model @ x), dual_fun=dual.model_dual_value,
+                    status=0, success=True,
+                    message="dual simplex on the LP dual (lupikit.relevance._dual_path)")
         if self._model_result is None:
             A_model = self.A[: self.r_budget, :]
             self._model_result = solve_lp(
