@@ -314,8 +314,11 @@ class FeatureRelevanceBounds(SelectorMixin, BaseEstimator):
     n_lps_ : int
         Number of linear programs of the formulation (minrel 1, maxrel 2 per
         regular feature or probe, 1 and 4 per privileged one); fewer are
-        solved: a regular minrel is read off its two maxrel LPs, and a
-        privileged one is skipped when a known solution certifies 0.
+        solved: a regular minrel is read off its two maxrel LPs, a
+        privileged one is skipped when a known solution certifies 0, and on
+        the dual route the second of a regular feature's (or probe's) two
+        maxrel LPs stops early once a certificate shows it cannot change
+        either bound.
     n_features_in_ : int
         Number of regular features.
 
