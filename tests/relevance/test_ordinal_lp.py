@@ -370,6 +370,70 @@ def test_dual_path_cheaper_sign_usually_has_the_larger_maximum(dual_path):
     assert right >= 21  # measured: 26 of 30 (a coin would give 15)
 
 
+def test_lupi_certifier_bounds_every_relevance_lp():
+    # weak duality: for every tilt, objective (regular or privileged, with a probe
+    # loaded in either slot) the certifier's bound is at least the LP's exact maximum,
+    # solved cold by scipy; and near the right tilt it is tight
+    from lupikit.relevance._lp import _highs_api
+    from lupikit.relevance._lupi_dual import LupiCertifier
+
+    X, Xs, y, _, _ = make_lupi_ordinal(n_samples=80, n_strong=2, n_weak=2, n_irrelevant=2,
+                                       n_privileged_irrelevant=2, random_state=2)
+    lp = OrdinalLP(X, y, np.unique(y).size, 1.0, X_star=Xs, probe=True)
+    budget = 1.2 * lp.solve_model().fun
+    cert = LupiCertifier(lp, _highs_api())
+    rng = np.random.default_rng(0)
+    b = lp.b.copy()
+    b[lp.r_budget] = budget
+    gaps = []
+    for kind, j, probe in [("max", 0, None), ("max", 3, None), ("pmax", 0, None),
+                           ("max", lp.D - 1, "regular"), ("pmax", lp.P - 1, "privileged")]:
+        values = None
+        lp._set_probe_bounds(False, False)
+        if probe is not None:
+            values = (X if probe == "regular" else Xs)[rng.permutation(X.shape[0]), 0]
+            lp.set_probe(values, privileged=probe == "privileged")
+            lp._set_probe_bounds(regular=probe == "regular", privileged=probe == "privileged")
+        cert.sync_probe(values, probe == "privileged")
+        for c, _ in lp.relevance_objectives(kind, j):
+            res = solve_lp(c, lp.A, b, lp.bounds)
+            exact = -res.fun
+            tau = -1.0 / min(res.ineqlin.marginals[lp.r_budget], -1e-12)
+            for t in (tau / 3, tau, 3 * tau):
+                upper, point = cert.bound(c, t, budget)
+                assert upper >= exact - 1e-7
+            gaps.append(cert.bound(c, tau, budget)[0] - exact)
+    assert np.median(gaps) < 1e-6  # at the LP's own multiplier the bound is its value
+
+
+def test_lupi_certificates_agree_with_the_primal_on_random_problems():
+    # random sizes, C, gamma, delta and probes: run_tasks with certificates gives the
+    # values of solving every LP
+    rng = np.random.default_rng(7)
+    for _ in range(12):
+        n, p = int(rng.integers(30, 90)), int(rng.integers(1, 4))
+        X = rng.normal(size=(n, int(rng.integers(1, 5))))
+        Xs = X[:, :1] + rng.normal(size=(n, p))
+        score = X[:, 0] + rng.uniform(0, 2) * rng.normal(size=n)
+        n_bins = int(rng.integers(2, 5))
+        y = np.unique(np.digitize(score, np.quantile(score, np.linspace(0, 1, n_bins + 1)[1:-1])),
+                      return_inverse=True)[1]
+        C, gamma = float(10 ** rng.uniform(-1, 1.5)), float(10 ** rng.uniform(-1, 1))
+        delta = float(rng.choice([0.01, 0.1, 0.5]))
+        d = X.shape[1]
+        tasks = [(k, j, None, None) for j in range(d) for k in ("min", "max")]
+        tasks += [(k, j, None, None) for j in range(p) for k in ("pmin", "pmax")]
+        tasks += [(k, d, X[rng.permutation(n), 0], None) for k in ("min", "max")]
+        tasks += [(k, p, Xs[rng.permutation(n), 0], None) for k in ("pmin", "pmax")]
+        values = []
+        for solver in ("auto", "primal"):
+            lp = OrdinalLP(X, y, y.max() + 1, C, X_star=Xs, gamma=gamma, probe=True,
+                           solver=solver)
+            mu = lp.solve_model().fun
+            values.append(lp.run_tasks(tasks, (1 + delta) * mu + 1e-7 * max(1.0, mu)))
+        np.testing.assert_allclose(values[0], values[1], atol=1e-6 * max(1.0, max(values[1])))
+
+
 @pytest.mark.parametrize("constraints", ["explicit", "implicit"])
 def test_path_over_C_on_the_dual_reaches_the_primal_optimum(small, constraints):
     # the cross-validation path over C: the dual route's solution vectors are feasible

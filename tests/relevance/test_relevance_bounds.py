@@ -180,6 +180,44 @@ def test_lupi_intervals_and_classes():
     assert plain.interval_privileged_ is None
 
 
+@pytest.mark.parametrize("n_jobs", [1, 2])
+def test_lupi_certificates_keep_the_primal_fit(n_jobs, monkeypatch):
+    # solver="auto" rules out most of a LUPI bound's other signed LPs by one solve of
+    # the tilted model's dual (weak duality); solver="primal" solves them all. The
+    # fits must agree (regular and privileged intervals, probes, classes), with
+    # fewer primal LPs on the certified route
+    from lupikit.relevance import _lp
+
+    X, Xs, y, _, _ = make_lupi_ordinal(n_samples=150, n_strong=2, n_weak=2, n_irrelevant=3,
+                                       n_privileged_irrelevant=2, random_state=1)
+    solves = []
+    solve = _lp._WarmHighs.solve
+
+    def counting(self, *args, **kwargs):
+        solves.append(1)
+        return solve(self, *args, **kwargs)
+
+    monkeypatch.setattr(_lp._WarmHighs, "solve", counting)
+    fits = {}
+    for solver in ("auto", "primal"):
+        solves.clear()
+        fits[solver] = FeatureRelevanceBounds(C=1.0, gamma=1.0, n_permutations=10, random_state=0,
+                                              solver=solver, n_jobs=n_jobs).fit(
+            X, y, privileged_features=Xs)
+        fits[solver + "_solves"] = len(solves)
+    auto, primal = fits["auto"], fits["primal"]
+    for name in ("interval_", "interval_privileged_"):
+        np.testing.assert_allclose(getattr(auto, name), getattr(primal, name), atol=1e-7)
+    for pop in ("probe_values_", "probe_values_privileged_"):
+        np.testing.assert_allclose(getattr(auto, pop)["max"], getattr(primal, pop)["max"],
+                                   atol=1e-7)
+    assert auto.relevance_classes_.tolist() == primal.relevance_classes_.tolist()
+    assert (auto.relevance_classes_privileged_.tolist()
+            == primal.relevance_classes_privileged_.tolist())
+    if n_jobs == 1:  # the workers' solves run on copies, but the count holds in threads too
+        assert fits["auto_solves"] < 0.8 * fits["primal_solves"]
+
+
 @pytest.mark.parametrize("kwargs, match", [
     ({"p": 1.0}, "p must lie"),
     ({"p": 0}, "p must lie"),

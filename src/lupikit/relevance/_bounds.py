@@ -270,8 +270,11 @@ class FeatureRelevanceBounds(SelectorMixin, BaseEstimator):
         ``"dual"`` for the plain model with at least 200 margin rows (about
         125 samples with five levels), else ``"primal"``; the cross-validation
         path over C takes the dual for the plain model unless
-        ``solver="primal"``. Replacing probes and the LUPI model always use
-        the primal simplex.
+        ``solver="primal"``. Replacing probes always use the primal simplex,
+        and so does the LUPI model for every LP it solves; with ``"auto"``
+        one solve of the tilted model's LP dual first rules out most of a
+        LUPI bound's other signed LPs (weak duality, the same bounds; see
+        ``lupikit.relevance._lupi_dual``), ``"primal"`` solves them all.
     verbose : bool, default=False
         Show a tqdm progress bar over the LPs.
 

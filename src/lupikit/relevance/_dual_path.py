@@ -95,9 +95,9 @@ class DualPath:
     """
 
     def __init__(self, lp, api, max_evaluations=60):
-        from ._lp import _new_highs, _well_scaled  # local: _lp imports this module
+        from ._lp import _dual_simplex, _highs_lp  # local: _lp imports this module
 
-        Highs, HighsLp, MatrixFormat, ModelStatus = api
+        ModelStatus = api[3]
         if lp.lupi:  # pragma: no cover - guarded by the caller
             raise ValueError("the dual path covers the plain model only")
         self.lp = lp
@@ -127,27 +127,10 @@ class DualPath:
         self.hi = np.r_[np.full(D, 0.5), np.zeros(K)]
         if lp.probe:  # the probe slot is off: its weight is fixed at 0, its row free
             self.lo[D - 1], self.hi[D - 1] = -np.inf, np.inf
-        model = HighsLp()
-        model.num_col_ = n_cols
-        model.num_row_ = D + K
-        model.a_matrix_.num_col_ = n_cols
-        model.a_matrix_.num_row_ = D + K
-        model.a_matrix_.format_ = MatrixFormat.kColwise
-        model.a_matrix_.start_ = AT.indptr
-        model.a_matrix_.index_ = AT.indices
-        model.a_matrix_.value_ = AT.data
-        model.col_cost_ = np.r_[-np.ones(R), np.zeros(n_order)]
-        model.col_lower_ = np.zeros(n_cols)
-        model.col_upper_ = np.r_[np.full(R, self.C), np.full(n_order, np.inf)]
-        model.row_lower_ = self.lo.copy()
-        model.row_upper_ = self.hi.copy()
-        h = _new_highs(Highs)
-        h.setOptionValue("simplex_strategy", 1)  # dual simplex: only row bounds change
-        if _well_scaled(AT):
-            # standardised features next to the thresholds' unit entries: HiGHS'
-            # scaling only costs time (measured: about 7 % of a fit at n = 300)
-            h.setOptionValue("simplex_scale_strategy", 0)
-        h.passModel(model)
+        model = _highs_lp(api, AT, np.r_[-np.ones(R), np.zeros(n_order)], np.zeros(n_cols),
+                          np.r_[np.full(R, self.C), np.full(n_order, np.inf)],
+                          self.lo.copy(), self.hi.copy())
+        h = _dual_simplex(api, model, AT)  # only row bounds change between solves
         self.h = h
         self.probe_key = None
         self.tau_hint = {1.0: None, -1.0: None}

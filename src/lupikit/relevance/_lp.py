@@ -40,7 +40,7 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.optimize import OptimizeResult, linprog
 
-from . import _dual_path
+from . import _dual_path, _lupi_dual
 
 __all__ = ["LinearProgramError", "OrdinalLP", "solve_lp"]
 
@@ -159,7 +159,9 @@ class OrdinalLP:
         How :meth:`run_tasks` computes upper bounds: warm-started primal
         simplex, the parametric dual search of
         ``lupikit.relevance._dual_path`` (plain model only), or ``"auto"``,
-        the dual search from ``MIN_MARGIN_ROWS`` margin rows on.
+        the dual search from ``MIN_MARGIN_ROWS`` margin rows on, and for a
+        LUPI model with a probe slot the primal simplex behind the
+        weak-duality certificates of ``lupikit.relevance._lupi_dual``.
     """
 
     def __init__(self, X, yb, n_bins, C, constraints="explicit", X_star=None,
@@ -281,6 +283,7 @@ class OrdinalLP:
         self._model_result = None
         self._highs = None
         self._dual = None
+        self._cert = None
         self._use_dual = None
         self._points = []
         self._signed = {}
@@ -583,9 +586,32 @@ class OrdinalLP:
             else:
                 for g in (0, 1):
                     bounds[[self.o_vp + g * self.P + k, self.o_vm + g * self.P + k], 1] = 0.0
-        best = None
-        signed = []
-        for c, sign in self.relevance_objectives(kind, j):
+        objectives = self.relevance_objectives(kind, j)
+        order = list(range(len(objectives)))
+        cert = None
+        if kind in ("max", "pmax") and zero_feature is None and warm is not None:
+            cert = self._certifier()
+        if cert is not None:
+            # LUPI: the cheapest direction first; every other objective is solved only
+            # if a single solve of the tilted model's dual cannot rule it out
+            cert.sync_probe(values, privileged)
+            order.sort(key=lambda i: cert.cost_of_direction(objectives[i][0]))
+        best, tau = None, None
+        signed = [None] * len(objectives)
+        for i in order:
+            c, sign = objectives[i]
+            if cert is not None and best is not None and tau is not None:
+                upper, point = cert.bound(c, tau, budget)
+                # regular features read minrel off both signs: a skipped sign must also
+                # be shown >= 0 by a feasible point (the optimal model, a maximiser)
+                # (an appended probe's weight is 0 in the optimal model)
+                lows = [-c @ x for x in self._points] if values is None else [0.0]
+                if point is not None and point[0] <= budget:
+                    lows.append(point[1])
+                low = max(lows) if lows else -np.inf
+                if upper < best - 1e-9 * max(1.0, abs(best)) and (kind == "pmax" or low >= 0):
+                    signed[i] = max(low, 0.0) if kind == "max" else low
+                    continue
             try:
                 if warm is not None:
                     fun, x = warm.solve(c, bounds, budget, probe=values,
@@ -602,8 +628,10 @@ class OrdinalLP:
             if values is None:
                 self._points.append(x)
             val = sign * fun
-            signed.append(val)
+            signed[i] = val
             best = val if best is None else max(best, val)
+            if cert is not None and tau is None and warm.budget_dual < -1e-12:
+                tau = -1.0 / warm.budget_dual  # where this LP's frontier has its slope
         if kind == "max":
             self._signed[key] = tuple(signed)
         return max(best, 0.0)
@@ -623,6 +651,14 @@ class OrdinalLP:
             self._use_dual = wanted and _highs_api() is not None
         return self._use_dual
 
+    def _certifier(self):
+        """The ``LupiCertifier`` of a LUPI LP with a probe slot (``solver="auto"``), or None."""
+        if self._cert is None:
+            api = _highs_api()
+            wanted = self.lupi and self.probe and self.solver == "auto" and api is not None
+            self._cert = _lupi_dual.LupiCertifier(self, api) if wanted else False
+        return self._cert or None
+
     def _dual_solver(self):
         """The ``DualPath`` (parametric dual search) of this LP, or None."""
         if self._dual is None:
@@ -633,6 +669,7 @@ class OrdinalLP:
         state = self.__dict__.copy()
         state["_highs"] = None  # HiGHS objects are rebuilt in each process
         state["_dual"] = None
+        state["_cert"] = None
         state["_use_dual"] = self._wants_dual()  # decided once, in the parent
         state["_signed"] = {}  # keyed by object ids, which do not survive pickling
         return state
@@ -721,6 +758,41 @@ def _first_highs(Highs):
         os.close(saved)
 
 
+def _highs_lp(api, A, cost, col_lower, col_upper, row_lower, row_upper):
+    """A ``HighsLp`` of ``min cost.x`` with ``row_lower <= A x <= row_upper`` and column
+    bounds, from a CSC matrix ``A`` (its arrays are passed as they are)."""
+    _, HighsLp, MatrixFormat, _ = api
+    m, n = A.shape
+    model = HighsLp()
+    model.num_col_ = n
+    model.num_row_ = m
+    model.a_matrix_.num_col_ = n
+    model.a_matrix_.num_row_ = m
+    model.a_matrix_.format_ = MatrixFormat.kColwise
+    model.a_matrix_.start_ = A.indptr
+    model.a_matrix_.index_ = A.indices
+    model.a_matrix_.value_ = A.data
+    model.col_cost_ = np.asarray(cost, dtype=float)
+    model.col_lower_ = np.asarray(col_lower, dtype=float)
+    model.col_upper_ = np.asarray(col_upper, dtype=float)
+    model.row_lower_ = np.asarray(row_lower, dtype=float)
+    model.row_upper_ = np.asarray(row_upper, dtype=float)
+    return model
+
+
+def _dual_simplex(api, model, A):
+    """A silent HiGHS instance holding ``model`` (matrix ``A``), set for dual simplex
+    restarts after changes of row bounds; HiGHS' scaling is off when the columns
+    of ``A`` are already on one scale (standardised features next to unit entries:
+    scaling then only costs time, measured about 7 % of a plain fit at n = 300)."""
+    h = _new_highs(api[0])
+    h.setOptionValue("simplex_strategy", 1)
+    if _well_scaled(A):
+        h.setOptionValue("simplex_scale_strategy", 0)
+    h.passModel(model)
+    return h
+
+
 def _well_scaled(A, ratio=100.0):
     """True if the largest absolute entries of all non-empty columns lie within ``ratio``."""
     col_max = np.maximum.reduceat(np.abs(A.data), A.indptr[:-1][np.diff(A.indptr) > 0])
@@ -733,29 +805,17 @@ class _WarmHighs:
     coefficients and the budget, and restart primal simplex from the last basis."""
 
     def __init__(self, lp, api):
-        Highs, HighsLp, MatrixFormat, ModelStatus = api
+        Highs, _, _, ModelStatus = api
         self.lp = lp
         self.status_optimal = ModelStatus.kOptimal
         self.status_infeasible = ModelStatus.kInfeasible
         self.status_unbounded = ModelStatus.kUnbounded
         A = lp.A
         m, n = A.shape
-        model = HighsLp()
-        model.num_col_ = n
-        model.num_row_ = m
-        model.a_matrix_.num_col_ = n
-        model.a_matrix_.num_row_ = m
-        model.a_matrix_.format_ = MatrixFormat.kColwise
-        model.a_matrix_.start_ = A.indptr
-        model.a_matrix_.index_ = A.indices
-        model.a_matrix_.value_ = A.data
-        model.col_cost_ = np.zeros(n)
-        model.col_lower_ = lp.bounds[:, 0]
-        model.col_upper_ = lp.bounds[:, 1]
-        model.row_lower_ = np.full(m, -np.inf)
         rhs = lp.b.copy()
         rhs[lp.r_budget] = 0.0
-        model.row_upper_ = rhs
+        model = _highs_lp(api, A, np.zeros(n), lp.bounds[:, 0], lp.bounds[:, 1],
+                          np.full(m, -np.inf), rhs)
         h = _new_highs(Highs)
         h.setOptionValue("simplex_strategy", 4)  # primal simplex: costs change, basis stays feasible
         if _well_scaled(A):
@@ -810,7 +870,10 @@ class _WarmHighs:
             b = lp.b.copy()
             b[lp.r_budget] = budget
             res = solve_lp(c, lp.A, b, bounds, what=what)
+            self.budget_dual = 0.0  # unknown here: no certificates from this LP
             return res.fun, res.x
         fun = self.h.getInfo().objective_function_value
-        x = np.asarray(self.h.getSolution().col_value)
-        return fun, x
+        sol = self.h.getSolution()
+        # the budget row's multiplier: -1/tau at the frontier's point of this LP
+        self.budget_dual = sol.row_dual[int(lp.r_budget)]
+        return fun, np.asarray(sol.col_value)
