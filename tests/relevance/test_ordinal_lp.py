@@ -405,6 +405,27 @@ def test_lupi_certifier_bounds_every_relevance_lp():
             gaps.append(cert.bound(c, tau, budget)[0] - exact)
     assert np.median(gaps) < 1e-6  # at the LP's own multiplier the bound is its value
 
+    # a wrong answer from HiGHS (column values that do not satisfy the dual) must not
+    # give a bound: the certifier checks them itself
+    from types import SimpleNamespace
+
+    class Wrong:
+        def __init__(self, h):
+            self._h = h
+
+        def __getattr__(self, name):
+            return getattr(self._h, name)
+
+        def getSolution(self):
+            sol = self._h.getSolution()
+            return SimpleNamespace(col_value=list(3.0 * np.asarray(sol.col_value)),
+                                   row_dual=sol.row_dual)
+
+    cert.h = Wrong(cert.h)
+    c, _ = lp.relevance_objectives("pmax", lp.P - 1)[0]
+    res = solve_lp(c, lp.A, b, lp.bounds)
+    assert cert.bound(c, -1.0 / res.ineqlin.marginals[lp.r_budget], budget)[0] >= -res.fun - 1e-7
+
 
 def test_lupi_certificates_agree_with_the_primal_on_random_problems():
     # random sizes, C, gamma, delta and probes: run_tasks with certificates gives the

@@ -218,6 +218,62 @@ def test_lupi_certificates_keep_the_primal_fit(n_jobs, monkeypatch):
         assert fits["auto_solves"] < 0.8 * fits["primal_solves"]
 
 
+class _FaultyHighs:
+    """A HiGHS instance whose every ``every``-th answer is wrong (column values and
+    row duals shifted), as HiGHS' warm starts sometimes are (HiGHS issues 3194,
+    3294)."""
+
+    def __init__(self, h, every, log):
+        self._h, self._every, self._log, self._calls = h, every, log, 0
+
+    def __getattr__(self, name):
+        return getattr(self._h, name)
+
+    def getSolution(self):
+        from types import SimpleNamespace
+
+        sol = self._h.getSolution()
+        self._calls += 1
+        if self._calls % self._every:
+            return sol
+        self._log.append(1)
+        return SimpleNamespace(col_value=list(0.5 * np.asarray(sol.col_value) + 0.1),
+                               row_dual=list(0.9 * np.asarray(sol.row_dual)),
+                               col_dual=sol.col_dual, row_value=sol.row_value)
+
+
+@pytest.mark.parametrize("case", ["plain-dual", "plain-primal", "lupi"])
+def test_wrong_solver_answers_are_caught(case, monkeypatch):
+    # every solve that a bound is concluded from is checked against its own
+    # certificate (dual feasibility and a matching value); a wrong answer is
+    # solved again from scratch, so the fit does not change
+    from lupikit.relevance import _lp
+
+    if case == "lupi":
+        X, Xs, y, _, _ = make_lupi_ordinal(n_samples=120, n_strong=2, n_weak=2,
+                                           n_irrelevant=2, n_privileged_irrelevant=2,
+                                           random_state=0)
+        kw = dict(privileged_features=Xs)
+        params = dict(gamma=1.0)
+    else:
+        n = 200 if case == "plain-dual" else 80
+        X, y, _ = make_ordinal_relevance(n_samples=n, n_strong=2, n_weak=2, n_irrelevant=3,
+                                         random_state=0)
+        kw, params = {}, {}
+    frb = dict(C=1.0, n_permutations=8, random_state=0, **params)
+    ref = FeatureRelevanceBounds(**frb).fit(X, y, **kw)
+    log = []
+    new_highs = _lp._new_highs
+    monkeypatch.setattr(_lp, "_new_highs", lambda H: _FaultyHighs(new_highs(H), 5, log))
+    got = FeatureRelevanceBounds(**frb).fit(X, y, **kw)
+    assert len(log) >= 4  # wrong answers were handed out
+    np.testing.assert_allclose(got.interval_, ref.interval_, atol=1e-7)
+    np.testing.assert_allclose(got.probe_values_["max"], ref.probe_values_["max"], atol=1e-7)
+    if case == "lupi":
+        np.testing.assert_allclose(got.interval_privileged_, ref.interval_privileged_,
+                                   atol=1e-7)
+
+
 @pytest.mark.parametrize("kwargs, match", [
     ({"p": 1.0}, "p must lie"),
     ({"p": 0}, "p must lie"),

@@ -121,6 +121,7 @@ class DualPath:
                              shape=(D + K, n_order))
         AT = sp.hstack([AT, order]).tocsc()
         AT.sort_indices()
+        self.M = AT.toarray()  # dense copy for checking HiGHS' answers (see _certifies)
         n_cols = R + n_order
         self.C = lp.C
         self.lo = np.r_[np.full(D, -0.5), np.zeros(K)]
@@ -145,7 +146,7 @@ class DualPath:
         # not in __init__: the path over C (model_path) does not need it
         if self._model is None:
             h = self.h
-            self._model = self._evaluate()
+            self._model = self._evaluate(check=True)
             sol = h.getSolution()
             # its thresholds, and the LP dual's value (HiGHS minimises -sum(u) here)
             self.model_thresholds = np.asarray(sol.row_dual)[self.D:].copy()
@@ -159,15 +160,62 @@ class DualPath:
             self.base_basis = h.getBasis()
         return self._model
 
-    def _evaluate(self):
-        """Solve the dual at the current row bounds; return the maximiser's (f, w) or None."""
-        self.h.run()
-        if self.h.getModelStatus() != self.optimal:
-            return None
-        duals = np.asarray(self.h.getSolution().row_dual)
-        w, b = duals[: self.D], duals[self.D:]
-        hinge = np.maximum(1.0 + self.sign * (self.XR @ w - b[self.k]), 0.0)
-        return 0.5 * np.abs(w).sum() + self.C * hinge.sum(), w
+    def _evaluate(self, j=None, shift=0.0, check=False):
+        """Solve the dual with row ``j``'s bounds moved by ``shift`` (the tilt
+        ``s * tau``); return the maximiser's ``(f, w)``, or None (see ``_solve``)."""
+        out = self._solve(j, shift, self.C, check)
+        return None if out is None else out[:2]
+
+    def _solve(self, j, shift, C, check=True):
+        """Solve the dual (margin box ``C``, row ``j`` moved by ``shift``); return the
+        maximiser's ``(f, w, b)``, or None.
+
+        A maximiser ``(w, b)`` (with its hinge slacks) is a feasible point by
+        construction, so a search may use it unchecked. Where an answer is
+        concluded from a solve, the solve is checked rather than taken on trust
+        (``check=True`` here, or :meth:`_confirm` afterwards): HiGHS' column
+        values ``u`` must be a feasible point of the tilted dual whose value
+        matches, which certifies ``F(tau)`` from both sides. HiGHS' warm starts
+        have known faults that report a non-optimal basis as optimal (HiGHS
+        issues 3194 and 3294); a solve that fails the check is repeated from
+        scratch once, and None is returned if that fails too.
+        """
+        for _ in range(2):
+            self.h.run()
+            if self.h.getModelStatus() != self.optimal:
+                return None
+            duals = np.asarray(self.h.getSolution().row_dual)
+            w, b = duals[: self.D], duals[self.D:]
+            hinge = np.maximum(1.0 + self.sign * (self.XR @ w - b[self.k]), 0.0)
+            f = 0.5 * np.abs(w).sum() + C * hinge.sum()
+            if not check or self._certifies(j, shift, f, w, C):
+                return f, w, b
+            self.h.clearSolver()  # from scratch: no basis to restart from
+        return None
+
+    def _confirm(self, j, shift, point):
+        """Check the solve that gave ``point`` (still held by HiGHS); if it fails,
+        solve again from scratch, checked. Returns the ``(f, w)`` to conclude from
+        (``point`` itself if it passed) or None."""
+        if self._certifies(j, shift, point[0], point[1], self.C):
+            return point
+        self.h.clearSolver()
+        return self._evaluate(j, shift, check=True)
+
+    def _certifies(self, j, shift, f, w, C):
+        """Whether HiGHS' column values ``u`` are feasible for the dual (box ``C``)
+        tilted by ``shift`` on row ``j``, with a value ``-sum(u)`` (an upper bound
+        on ``F``) that meets the maximiser's ``shift * w_j - f`` to 1e-8."""
+        R = self.R
+        u = np.asarray(self.h.getSolution().col_value)
+        lower = (shift * w[j] if j is not None else 0.0) - f
+        act = self.M @ u  # row activities, against the untilted bounds
+        if j is not None:
+            act[j] -= shift
+        tol = 1e-8 * max(1.0, abs(shift))
+        feasible = (np.max(self.lo - act) <= tol and np.max(act - self.hi) <= tol
+                    and u.min() >= -tol and u[:R].max() <= C + tol)
+        return bool(feasible) and -u[:R].sum() - lower <= 1e-8 * max(1.0, abs(f))
 
     def load_probe(self, values):
         """Put ``values`` (length n) into the probe slot and switch it on."""
@@ -176,7 +224,8 @@ class DualPath:
         col = values[self.lp.row_i]
         self.XR[:, D - 1] = col
         row = D - 1
-        for r, v in enumerate(self.sign * col):
+        self.M[row, : self.R] = self.sign * col
+        for r, v in enumerate(self.M[row, : self.R]):
             self.h.changeCoeff(row, r, float(v))
         self.lo[row], self.hi[row] = -0.5, 0.5
         self.h.changeRowBounds(row, -0.5, 0.5)
@@ -203,11 +252,10 @@ class DualPath:
         try:
             for C in C_values:
                 self.h.changeColsBounds(R, cols, np.zeros(R), np.full(R, float(C)))
-                self.h.run()
-                if self.h.getModelStatus() != self.optimal:  # pragma: no cover - always feasible
+                point = self._solve(None, 0.0, float(C))  # checked
+                if point is None:  # pragma: no cover - always feasible
                     return None
-                duals = np.asarray(self.h.getSolution().row_dual)
-                out.append((duals[: self.D].copy(), duals[self.D:].copy()))
+                out.append((point[1].copy(), point[2].copy()))
             return out
         finally:
             self.h.changeColsBounds(R, cols, np.zeros(R), np.full(R, self.C))
@@ -254,13 +302,18 @@ class DualPath:
             good = bad = None  # largest tau within the budget, smallest tau beyond it
             for _ in range(self.max_evaluations):
                 h.changeRowBounds(j, s * tau + lo, s * tau + hi)
-                point = self._evaluate()
+                point = self._evaluate(j, s * tau)
                 if beat is not None and point is not None:
                     f, t = point[0], s * point[1][j]
                     upper = (budget + tau * t - point[0]) / tau
                     lower = max(p1[1], t) if f <= budget else p1[1]
                     if upper < beat - 1e-9 * max(1.0, abs(beat)) and lower >= 0:
-                        return lower
+                        checked = self._confirm(j, s * tau, point)
+                        if checked is point:
+                            return lower
+                        if checked is None:  # pragma: no cover - HiGHS failed twice
+                            return None
+                        point = checked  # HiGHS' answer was wrong: go on with the right one
                 if p2 is None or good is None:
                     # bracketing, from the last bound's tau in steps that square each time
                     if point is None:  # F(tau) unbounded: tau is too large
@@ -296,9 +349,17 @@ class DualPath:
                         return None
                     t = s * point[1][j]
                     gain, chord = tau * t - point[0], tau * p1[1] - p1[0]
-                    if gain <= chord + 1e-10 * max(1.0, abs(chord)):
-                        self.tau_hint[s] = tau
-                        return p1[1] + (p2[1] - p1[1]) * (budget - p1[0]) / (p2[0] - p1[0])
+                    tol = 1e-10 * max(1.0, abs(chord))
+                    if gain <= chord + tol:
+                        checked = self._confirm(j, s * tau, point)
+                        if checked is None:  # pragma: no cover - HiGHS failed twice
+                            return None
+                        if checked is not point:  # HiGHS' answer was wrong: the right one
+                            point, t = checked, s * checked[1][j]
+                            gain = tau * t - point[0]
+                        if gain <= chord + tol:
+                            self.tau_hint[s] = tau
+                            return p1[1] + (p2[1] - p1[1]) * (budget - p1[0]) / (p2[0] - p1[0])
                     if point[0] <= budget:
                         p1 = (point[0], t)
                     else:

@@ -758,6 +758,32 @@ def _first_highs(Highs):
         os.close(saved)
 
 
+def _optimal(A, b, c, bounds, x, y, tol=1e-7):
+    """Whether ``x`` solves ``min c.x s.t. A x <= b, bounds`` by its own certificate.
+
+    ``x`` must be feasible and the row multipliers ``y`` (HiGHS' row duals,
+    clipped to their sign, ``y <= 0``) must give a Lagrangian lower bound
+    ``b.y + min over the bounds of (c - A^T y).x`` that meets ``c.x``: weak
+    duality then proves ``x`` optimal to ``tol`` (relative). Reduced costs
+    that a free or unbounded column would need to be 0 may be off by ``tol``
+    times 1e-2.
+    """
+    lo, hi = bounds[:, 0], bounds[:, 1]
+    if np.any(A @ x - b > tol * np.maximum(1.0, np.abs(b))):
+        return False
+    if np.any(x < lo - tol * np.maximum(1.0, np.abs(lo))) or np.any(
+            x > hi + tol * np.maximum(1.0, np.abs(hi))):
+        return False
+    y = np.minimum(y, 0.0)
+    d = c - A.T @ y
+    pos, neg = d > 0, d < 0
+    if np.any(np.abs(d[(pos & ~np.isfinite(lo)) | (neg & ~np.isfinite(hi))]) > 1e-2 * tol):
+        return False
+    lower = y @ b + d[pos & np.isfinite(lo)] @ lo[pos & np.isfinite(lo)] + (
+        d[neg & np.isfinite(hi)] @ hi[neg & np.isfinite(hi)])
+    return bool(c @ x - lower <= tol * max(1.0, abs(c @ x)))
+
+
 def _highs_lp(api, A, cost, col_lower, col_upper, row_lower, row_upper):
     """A ``HighsLp`` of ``min cost.x`` with ``row_lower <= A x <= row_upper`` and column
     bounds, from a CSC matrix ``A`` (its arrays are passed as they are)."""
@@ -862,18 +888,20 @@ class _WarmHighs:
         self.h.changeColsCost(self.idx.size, self.idx, c)
         self.h.setBasis(self.base_basis)
         self.h.run()
-        status = self.h.getModelStatus()
-        if status != self.status_optimal:
-            # a restart from a basis that the new bounds make infeasible can end in
-            # an undecided status: settle it with a cold solve, which raises a
-            # LinearProgramError naming the problem if it really fails
-            b = lp.b.copy()
-            b[lp.r_budget] = budget
-            res = solve_lp(c, lp.A, b, bounds, what=what)
-            self.budget_dual = 0.0  # unknown here: no certificates from this LP
-            return res.fun, res.x
-        fun = self.h.getInfo().objective_function_value
-        sol = self.h.getSolution()
-        # the budget row's multiplier: -1/tau at the frontier's point of this LP
-        self.budget_dual = sol.row_dual[int(lp.r_budget)]
-        return fun, np.asarray(sol.col_value)
+        b = lp.b.copy()
+        b[lp.r_budget] = budget
+        if self.h.getModelStatus() == self.status_optimal:
+            sol = self.h.getSolution()
+            x, y = np.asarray(sol.col_value), np.asarray(sol.row_dual)
+            if _optimal(lp.A, b, c, bounds, x, y):
+                # the budget row's multiplier: -1/tau at the frontier's point of this LP
+                self.budget_dual = y[lp.r_budget]
+                return float(c @ x), x
+        # a restart from a basis that the new bounds make infeasible can end in an
+        # undecided status, and HiGHS' warm starts have known faults that call a
+        # wrong answer optimal (HiGHS issues 3194 and 3294; _optimal checks it):
+        # settle it with a cold solve, which raises a LinearProgramError naming the
+        # problem if it really fails
+        res = solve_lp(c, lp.A, b, bounds, what=what)
+        self.budget_dual = 0.0  # unknown here: no certificates from this LP
+        return res.fun, res.x

@@ -104,6 +104,7 @@ class LupiCertifier:
         # max -b.y over y >= 0: HiGHS minimises b.y
         model = _highs_lp(api, AT, lp.b[: lp.r_budget], np.zeros(n_cols),
                           np.full(n_cols, np.inf), lo.copy(), hi.copy())
+        self.AT = AT  # kept to check HiGHS' answers; probe rows are kept in step
         h = _dual_simplex(api, model, AT)  # only row bounds change between solves
         self.h = h
         h.run()
@@ -155,10 +156,28 @@ class LupiCertifier:
         a = self.lp.A[: self.lp.r_budget, cols].T @ self.y  # the probe columns as loaded
         return float(np.sum(self.lp.c_model[cols] + a))
 
+    def _feasible(self, y, rows, lo, hi, tol):
+        """Whether ``y`` satisfies the dual's rows, with ``rows`` bounded by ``lo, hi``."""
+        act = self.AT @ y
+        lp = self.lp
+        for which, key in self.loaded.items():  # probe rows: from the LP's current columns
+            if key is not None:
+                for row in self.probe_rows[which]:
+                    col = self.plus[row]
+                    sl = slice(lp.A.indptr[col], lp.A.indptr[col + 1])
+                    idx, val = lp.A.indices[sl], lp.A.data[sl]
+                    keep = idx < lp.r_budget
+                    act[row] = val[keep] @ y[idx[keep]]
+        lo_all, hi_all = self.lo.copy(), self.hi.copy()
+        lo_all[rows], hi_all[rows] = lo[rows], hi[rows]
+        return np.max(lo_all - act) <= tol and np.max(act - hi_all) <= tol
+
     def bound(self, c, tau, budget):
         """``(upper, (f, t))``: the weak-duality bound on ``max -c.x`` over the
-        budget set at tilt ``tau``, and the maximiser's objective and value;
-        ``(inf, None)`` if the tilted model is unbounded or the solve fails."""
+        budget set at tilt ``tau``, and the maximiser's objective and value
+        (None unless it is a feasible point); ``(inf, None)`` if the tilted
+        model is unbounded, the solve fails or its column values are not
+        feasible for the dual."""
         if self.base_basis is None:  # pragma: no cover
             return np.inf, None
         h = self.h
@@ -171,13 +190,23 @@ class LupiCertifier:
             h.run()
             if h.getModelStatus() != self.optimal:
                 return np.inf, None
-            duals = np.asarray(h.getSolution().row_dual)
+            sol = h.getSolution()
+            # the bound rests on HiGHS' column values y alone: any y >= 0 that
+            # satisfies the tilted dual's rows gives F(tau) <= b.y, optimal or not
+            # (HiGHS' warm starts have known faults: HiGHS issues 3194 and 3294)
+            y = np.maximum(np.asarray(sol.col_value), 0.0)
+            if not self._feasible(y, rows, lo, hi, 1e-8 * max(1.0, tau)):
+                return np.inf, None
+            duals = np.asarray(sol.row_dual)
             x = np.zeros(self.lp.n_vars)
             x[self.plus] = np.maximum(duals[: self.n_pairs], 0.0)
             x[self.minus] = np.maximum(-duals[: self.n_pairs], 0.0)
             x[self.free] = duals[self.n_pairs:]
-            f, t = float(self.lp.c_model @ x), float(-c @ x)
-            return (budget + tau * t - f) / tau, (f, t)
+            F = float(self.lp.b[: self.lp.r_budget] @ y)
+            b = self.lp.b[: self.lp.r_budget]
+            if np.any(self.lp.A[: self.lp.r_budget] @ x - b > 1e-7 * np.maximum(1.0, np.abs(b))):
+                return (budget + F) / tau, None  # the maximiser is not a feasible point
+            return (budget + F) / tau, (float(self.lp.c_model @ x), float(-c @ x))
         finally:
             for r in rows:
                 h.changeRowBounds(int(r), float(self.lo[r]), float(self.hi[r]))
