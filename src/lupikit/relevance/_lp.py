@@ -423,15 +423,21 @@ class OrdinalLP:
             return out
         warm = _WarmHighs(self, api)
         warm.h.changeRowBounds(int(self.r_budget), -np.inf, np.inf)
+        rows = slice(0, self.r_budget)
+        A, b = self.A[rows], self.b[rows]
         out = []
         for C, c in zip(C_values, costs):
             warm.h.changeColsCost(warm.idx.size, warm.idx, c)
             warm.h.run()
-            if warm.h.getModelStatus() != warm.status_optimal:  # pragma: no cover
-                raise LinearProgramError(
-                    f"The ordinal regression LP (C={C}) failed: "
-                    f"{warm.h.modelStatusToString(warm.h.getModelStatus())}.", 4)
-            out.append(np.asarray(warm.h.getSolution().col_value))
+            if warm.h.getModelStatus() == warm.status_optimal:
+                sol = warm.h.getSolution()
+                x = np.asarray(sol.col_value)
+                if _optimal(A, b, c, self.bounds, x, np.asarray(sol.row_dual)[rows]):
+                    out.append(x)
+                    continue
+            # not solved, or a warm start's wrong answer (see _WarmHighs.solve): from
+            # scratch, which raises a LinearProgramError if it really fails
+            out.append(solve_lp(c, A, b, self.bounds, what=f"ordinal regression LP (C={C})").x)
         return out
 
     def _point(self, w, b):
@@ -766,7 +772,8 @@ def _optimal(A, b, c, bounds, x, y, tol=1e-7):
     ``b.y + min over the bounds of (c - A^T y).x`` that meets ``c.x``: weak
     duality then proves ``x`` optimal to ``tol`` (relative). Reduced costs
     that a free or unbounded column would need to be 0 may be off by ``tol``
-    times 1e-2.
+    relative to the largest cost or multiplier (HiGHS' own dual feasibility
+    tolerance is 1e-7): the check catches wrong vertices, not rounding.
     """
     lo, hi = bounds[:, 0], bounds[:, 1]
     if np.any(A @ x - b > tol * np.maximum(1.0, np.abs(b))):
@@ -777,7 +784,9 @@ def _optimal(A, b, c, bounds, x, y, tol=1e-7):
     y = np.minimum(y, 0.0)
     d = c - A.T @ y
     pos, neg = d > 0, d < 0
-    if np.any(np.abs(d[(pos & ~np.isfinite(lo)) | (neg & ~np.isfinite(hi))]) > 1e-2 * tol):
+    scale = max(1.0, np.abs(c).max(), np.abs(y).max())  # of the reduced costs' terms
+    if np.any(np.abs(d[(pos & ~np.isfinite(lo)) | (neg & ~np.isfinite(hi))])
+              > tol * scale):
         return False
     lower = y @ b + d[pos & np.isfinite(lo)] @ lo[pos & np.isfinite(lo)] + (
         d[neg & np.isfinite(hi)] @ hi[neg & np.isfinite(hi)])
