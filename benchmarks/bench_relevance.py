@@ -221,9 +221,9 @@ def floor(seed=0):
         seen.append((self, j, s, self.tau_hint[s], self.probe_key))
         return out
 
-    def counting(self):
+    def counting(self, *args, **kwargs):
         solves[0] += 1
-        return evaluate(self)
+        return evaluate(self, *args, **kwargs)
 
     _dual_path.DualPath.max_signed, _dual_path.DualPath._evaluate = recording, counting
     try:
