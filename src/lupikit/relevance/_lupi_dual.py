@@ -104,7 +104,9 @@ class LupiCertifier:
         # max -b.y over y >= 0: HiGHS minimises b.y
         model = _highs_lp(api, AT, lp.b[: lp.r_budget], np.zeros(n_cols),
                           np.full(n_cols, np.inf), lo.copy(), hi.copy())
-        self.AT = AT  # kept to check HiGHS' answers; probe rows are kept in step
+        # kept to check HiGHS' answers (its probe rows stay as built: _feasible takes
+        # the probe rows' activities from the LP's current probe columns)
+        self.AT = AT
         h = _dual_simplex(api, model, AT)  # only row bounds change between solves
         self.h = h
         h.run()
@@ -112,7 +114,8 @@ class LupiCertifier:
             self.base_basis, self.y = None, None
             return
         self.base_basis = h.getBasis()
-        # the model's row multipliers (margin, non-negativity, order rows)
+        # the model's row multipliers (margin, non-negativity, order rows); they only
+        # order the objectives (cost_of_direction), so they need no check
         self.y = np.asarray(h.getSolution().col_value).copy()
 
     def _row_bounds(self, c):
