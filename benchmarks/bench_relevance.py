@@ -42,6 +42,10 @@ split lupikit's time into the choice of C and the bounds, and to replay every
 upper bound with a single solve at its final multiplier: the least time that
 the dual search could take even if it knew each bound's multiplier in advance.
 
+The first line names the packages on both sides (lupikit's time depends on
+the HiGHS release: its fixed cost per solve differs by a factor of about 1.7
+between releases 1.10 and 1.16).
+
 Usage: ``python benchmarks/bench_relevance.py [n_repeats] [--scaling]``.
 """
 
@@ -253,8 +257,22 @@ def floor(seed=0):
     ]
 
 
+def versions(py):
+    """The solver stacks compared (lupikit's time depends on the HiGHS release:
+    its fixed cost per solve differs by a factor of about 1.7 between releases)."""
+    from importlib.metadata import version
+
+    fri_side = subprocess.run(
+        [str(py), "-c", "from importlib.metadata import version as v; "
+         "print(' '.join(f'{p} {v(p)}' for p in ('fri', 'cvxpy', 'ecos', 'numpy')))"],
+        capture_output=True, text=True, check=True).stdout.strip()
+    ours = " ".join(f"{p} {version(p)}" for p in ("highspy", "scipy", "numpy"))
+    return f"lupikit side: {ours}; fri side: {fri_side}"
+
+
 def main(n_repeats=3, with_scaling=False):
     py = fri_python()
+    print(versions(py), flush=True)
     results = {k: {"lupikit": [], "fri": [], "f1_lupikit": [], "f1_fri": [], "ecos": [],
                    "n_ecos": [], "lupikit20": [], "f1_lupikit20": []} for k in ("ordinal", "lupi")}
     with tempfile.TemporaryDirectory() as tmp:
