@@ -428,13 +428,10 @@ class OrdinalLP:
         out = []
         for C, c in zip(C_values, costs):
             warm.h.changeColsCost(warm.idx.size, warm.idx, c)
-            warm.h.run()
-            if warm.h.getModelStatus() == warm.status_optimal:
-                sol = warm.h.getSolution()
-                x = np.asarray(sol.col_value)
-                if _optimal(A, b, c, self.bounds, x, np.asarray(sol.row_dual)[rows]):
-                    out.append(x)
-                    continue
+            answer = warm.run_checked(A, b, c, self.bounds, rows)
+            if answer is not None:
+                out.append(answer[0])
+                continue
             # not solved, or a warm start's wrong answer (see _WarmHighs.solve): from
             # scratch, which raises a LinearProgramError if it really fails
             out.append(solve_lp(c, A, b, self.bounds, what=f"ordinal regression LP (C={C})").x)
@@ -876,6 +873,17 @@ class _WarmHighs:
             for r, v in zip(lp.A.indices[sl], lp.A.data[sl]):
                 self.h.changeCoeff(int(r), int(col), float(v))
 
+    def run_checked(self, A, b, c, bounds, rows=slice(None)):
+        """Run HiGHS from its current basis; return ``(x, y)`` if it reports an
+        optimum that passes :func:`_optimal` for ``min c.x, A x <= b`` (``rows``:
+        HiGHS' rows that ``A`` holds), else None."""
+        self.h.run()
+        if self.h.getModelStatus() != self.status_optimal:
+            return None
+        sol = self.h.getSolution()
+        x, y = np.asarray(sol.col_value), np.asarray(sol.row_dual)
+        return (x, y) if _optimal(A, b, c, bounds, x, y[rows]) else None
+
     def solve(self, c, bounds, budget, *, probe=None, privileged=False, what="LP"):
         lp = self.lp
         if budget != self.budget:
@@ -896,16 +904,14 @@ class _WarmHighs:
             self.bounds = bounds.copy()
         self.h.changeColsCost(self.idx.size, self.idx, c)
         self.h.setBasis(self.base_basis)
-        self.h.run()
         b = lp.b.copy()
         b[lp.r_budget] = budget
-        if self.h.getModelStatus() == self.status_optimal:
-            sol = self.h.getSolution()
-            x, y = np.asarray(sol.col_value), np.asarray(sol.row_dual)
-            if _optimal(lp.A, b, c, bounds, x, y):
-                # the budget row's multiplier: -1/tau at the frontier's point of this LP
-                self.budget_dual = y[lp.r_budget]
-                return float(c @ x), x
+        answer = self.run_checked(lp.A, b, c, bounds)
+        if answer is not None:
+            x, y = answer
+            # the budget row's multiplier: -1/tau at the frontier's point of this LP
+            self.budget_dual = y[lp.r_budget]
+            return float(c @ x), x
         # a restart from a basis that the new bounds make infeasible can end in an
         # undecided status, and HiGHS' warm starts have known faults that call a
         # wrong answer optimal (HiGHS issues 3194 and 3294; _optimal checks it):
