@@ -373,6 +373,55 @@ def test_implicit_constraints_and_progress_bar(data):
     assert np.all(np.diff(frb.estimator_.thresholds_) >= 0)
 
 
+class _RecordingBar:
+    """Stands in for tqdm: records the updates a fit makes."""
+
+    made = []
+
+    def __init__(self, total=None, disable=False, **kwargs):
+        self.total, self.disable, self.n, self.steps = total, disable, 0, []
+        _RecordingBar.made.append(self)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+    def update(self, n=1):
+        self.n += n
+        self.steps.append(n)
+
+
+@pytest.mark.parametrize("backend", [None, "loky"])
+def test_progress_bar_counts_every_task_in_parallel(data, fitted, backend, monkeypatch):
+    # threads (the default) move the bar task by task from the workers; worker
+    # processes cannot reach it, so each chunk is counted when it returns
+    from joblib import parallel_config
+
+    from lupikit.relevance import _bounds
+
+    X, y, _ = data
+    monkeypatch.setattr(_bounds, "tqdm", _RecordingBar)
+    _RecordingBar.made.clear()
+    frb = FeatureRelevanceBounds(C=1.0, n_permutations=20, random_state=0, n_jobs=2,
+                                 verbose=True)
+    if backend is None:
+        frb.fit(X, y)
+    else:
+        with parallel_config(backend=backend):
+            frb.fit(X, y)
+    bar = _RecordingBar.made[-1]
+    n_tasks = 2 * X.shape[1] + 2 * frb.n_permutations
+    assert not bar.disable and bar.total == n_tasks and bar.n == n_tasks
+    if backend is None:
+        assert bar.steps == [1] * n_tasks
+    else:
+        assert len(bar.steps) == 2  # one per chunk
+    np.testing.assert_allclose(frb.interval_, fitted.interval_, atol=1e-7)
+    assert not _bounds._BARS  # the registry is emptied after the fit
+
+
 def test_replace_probes_all_infeasible_raise():
     # two strongly relevant features only: removing either breaks the budget at delta=0
     rng = np.random.RandomState(0)

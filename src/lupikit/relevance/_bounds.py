@@ -1,7 +1,10 @@
 """Feature relevance intervals (minrel, maxrel) with permutation noise thresholds."""
 
 import copy
+import itertools
 import numbers
+import os
+import threading
 import warnings
 
 import numpy as np
@@ -188,11 +191,53 @@ def select_C_gamma(X, y, privileged_features, *, C_grid=C_GRID, gamma_grid=GAMMA
     return pairs[best][0], pairs[best][1], scores.reshape(len(Cs), len(gs))
 
 
-def _run_chunk(lp, tasks, budget):
+#: Progress bars of running parallel fits in this process: token -> (bar, lock).
+_BARS = {}
+_BAR_TOKENS = itertools.count()
+
+
+class _BarHandle:
+    """A picklable handle on a progress bar of the process that fits.
+
+    Chunks that run in threads of that process (joblib's default here) move
+    the bar task by task, under a lock; in another process (loky or Dask
+    workers) :meth:`update` does nothing and the parent moves the bar when the
+    chunk returns.
+    """
+
+    def __init__(self, token):
+        self.pid, self.token = os.getpid(), token
+
+    def update(self, n=1):
+        """Move the bar by ``n``; return whether it moved."""
+        entry = _BARS.get(self.token) if os.getpid() == self.pid else None
+        if entry is None:
+            return False
+        bar, lock = entry
+        with lock:
+            bar.update(n)
+        return True
+
+
+class _ChunkProgress:
+    """Counts the tasks of one chunk that reached the bar."""
+
+    def __init__(self, handle):
+        self.handle, self.shown = handle, 0
+
+    def update(self, n=1):
+        if self.handle.update(n):
+            self.shown += n
+
+
+def _run_chunk(c, lp, tasks, budget, handle=None):
+    """Chunk ``c`` of the tasks; returns ``(c, values, tasks shown on the bar)``."""
     # a private copy per chunk: probe columns are written into the LP and HiGHS
     # instances hold state, so threads must not share them (the copy drops the
     # HiGHS instances; each chunk builds its own)
-    return copy.deepcopy(lp).run_tasks(tasks, budget)
+    progress = None if handle is None else _ChunkProgress(handle)
+    values = copy.deepcopy(lp).run_tasks(tasks, budget, progress=progress)
+    return c, values, (0 if progress is None else progress.shown)
 
 
 class FeatureRelevanceBounds(SelectorMixin, BaseEstimator):
@@ -276,7 +321,10 @@ class FeatureRelevanceBounds(SelectorMixin, BaseEstimator):
         LUPI bound's other signed LPs (weak duality, the same bounds; see
         ``lupikit.relevance._lupi_dual``), ``"primal"`` solves them all.
     verbose : bool, default=False
-        Show a tqdm progress bar over the LPs.
+        Show a tqdm progress bar over the bounds (one step per minrel or maxrel
+        of a feature or probe). With ``n_jobs``, worker threads move it as
+        each bound is done; worker processes (a caller's loky or Dask backend)
+        cannot reach it, so it moves when each of their chunks returns.
 
     Attributes
     ----------
@@ -520,7 +568,7 @@ class FeatureRelevanceBounds(SelectorMixin, BaseEstimator):
     def _solve_all(self, lp, tasks, budget):
         n_jobs = self.n_jobs
         if n_jobs in (None, 1):
-            with tqdm(total=len(tasks), disable=not self.verbose, desc="relevance LPs",
+            with tqdm(total=len(tasks), disable=not self.verbose, desc="relevance bounds",
                       leave=False) as bar:
                 return lp.run_tasks(tasks, budget, progress=bar)
         from joblib import effective_n_jobs
@@ -534,12 +582,26 @@ class FeatureRelevanceBounds(SelectorMixin, BaseEstimator):
         # threads by default: HiGHS releases the GIL while it solves, so threads scale
         # without the start-up of worker processes (a backend set by the caller, e.g.
         # Dask, takes precedence)
-        parts = Parallel(n_jobs=k, prefer="threads")(
-            delayed(_run_chunk)(lp, [tasks[t] for t in ix], budget) for ix in idx)
         out = [None] * len(tasks)
-        for ix, part in zip(idx, parts):
-            for t, v in zip(ix, part):
-                out[t] = v
+        with tqdm(total=len(tasks), disable=not self.verbose, desc="relevance bounds",
+                  leave=False) as bar:
+            token = next(_BAR_TOKENS) if self.verbose else None
+            if token is not None:
+                _BARS[token] = (bar, threading.Lock())
+            handle = None if token is None else _BarHandle(token)
+            try:
+                done = Parallel(n_jobs=k, prefer="threads", return_as="generator_unordered")(
+                    delayed(_run_chunk)(c, lp, [tasks[t] for t in ix], budget, handle)
+                    for c, ix in enumerate(idx))
+                for c, values, shown in done:
+                    for t, v in zip(idx[c], values):
+                        out[t] = v
+                    if token is not None and len(values) > shown:
+                        # the chunk ran in another process: count it now
+                        with _BARS[token][1]:
+                            bar.update(len(values) - shown)
+            finally:
+                _BARS.pop(token, None)
         return out
 
     def _get_support_mask(self):
