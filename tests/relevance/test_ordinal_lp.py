@@ -472,6 +472,68 @@ def test_path_over_C_on_the_dual_reaches_the_primal_optimum(small, constraints):
             c_reg @ xp + C * (c_loss @ xp), rel=1e-8, abs=1e-9)
 
 
+def _lupi_path_problem():
+    X, Xs, y, _, _ = make_lupi_ordinal(n_samples=90, n_strong=2, n_weak=2, n_irrelevant=2,
+                                       n_privileged_irrelevant=2, random_state=3)
+    Cs = [0.01, 0.1, 1.0, 10.0, 100.0] * 2
+    gammas = [0.1] * 5 + [10.0] * 5
+    return X, Xs, y, Cs, gammas
+
+
+def _assert_optimal_along(lp, path, Cs, gammas):
+    # every point is feasible and as good as a cold scipy solve (optima need not be unique)
+    A, b = lp.A[: lp.r_budget], lp.b[: lp.r_budget]
+    for C, g, x in zip(Cs, gammas, path):
+        other = OrdinalLP(lp.X, lp.yb, lp.K + 1, C, X_star=lp.X_star, gamma=g)
+        assert np.all(A @ x <= b + 1e-7) and np.all(x >= lp.bounds[:, 0] - 1e-12)
+        assert other.c_model @ x == pytest.approx(other.solve_model().fun, rel=1e-8, abs=1e-9)
+
+
+def test_lupi_path_on_the_dual_reaches_the_optimum():
+    # the cross-validation path over (C, gamma) of the LUPI model, on its LP dual
+    X, Xs, y, Cs, gammas = _lupi_path_problem()
+    lp = OrdinalLP(X, y, np.unique(y).size, 1.0, X_star=Xs)
+    _assert_optimal_along(lp, lp.solve_path(Cs, gammas), Cs, gammas)
+    primal = OrdinalLP(X, y, np.unique(y).size, 1.0, X_star=Xs, solver="primal")
+    _assert_optimal_along(primal, primal.solve_path(Cs, gammas), Cs, gammas)
+
+
+def test_lupi_path_catches_wrong_answers(monkeypatch):
+    # a wrong answer of HiGHS' warm start (every third one here) fails the check and
+    # that model is solved again from scratch
+    from types import SimpleNamespace
+
+    from lupikit.relevance import _lp
+
+    class Faulty:
+        def __init__(self, h):
+            self._h, self.calls = h, 0
+
+        def __getattr__(self, name):
+            return getattr(self._h, name)
+
+        def getSolution(self):
+            sol = self._h.getSolution()
+            self.calls += 1
+            if self.calls % 3:
+                return sol
+            return SimpleNamespace(col_value=list(0.5 * np.asarray(sol.col_value)),
+                                   row_dual=list(0.9 * np.asarray(sol.row_dual)))
+
+    made, cold = [], []
+    dual_simplex, solve_lp_ = _lp._dual_simplex, _lp.solve_lp
+    monkeypatch.setattr(_lp, "_dual_simplex",
+                        lambda *a: made.append(Faulty(dual_simplex(*a))) or made[-1])
+    monkeypatch.setattr(_lp, "solve_lp", lambda *a, **k: cold.append(1) or solve_lp_(*a, **k))
+    X, Xs, y, Cs, gammas = _lupi_path_problem()
+    lp = OrdinalLP(X, y, np.unique(y).size, 1.0, X_star=Xs)
+    path = lp.solve_path(Cs, gammas)
+    assert len(made) == 1  # the path ran on the dual
+    assert len(cold) == len(Cs) // 3  # each wrong answer, and only those, solved again
+    monkeypatch.undo()
+    _assert_optimal_along(lp, path, Cs, gammas)
+
+
 def test_dual_path_constant_column(dual_path, small):
     # a constant (zero) column is free up to the budget: maxrel = 2 (B - mu), a ray of
     # the (f, t) frontier that the dual search cannot bracket; the primal LP answers

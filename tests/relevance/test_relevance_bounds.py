@@ -454,6 +454,14 @@ def test_select_C_gamma_is_the_joint_grid_of_select_C():
     assert scores[i, k] == scores.min()
     with pytest.raises(ValueError, match="privileged_features"):
         select_C_gamma(X, y, None)
+    # the path on the model's LP dual (default) and on the primal simplex reach the
+    # same optima; here also the same validation errors
+    C_p, gamma_p, scores_p = select_C_gamma(X, y, Xs, C_grid=C_grid, gamma_grid=g_grid,
+                                            cv=3, random_state=0, solver="primal")
+    assert (C_p, gamma_p) == (C, gamma)
+    np.testing.assert_allclose(scores_p, scores, atol=1e-12)
+    with pytest.raises(ValueError, match="solver must be"):
+        select_C_gamma(X, y, Xs, solver="dual")
 
 
 def test_lupi_gamma_chosen_jointly_or_fixed():

@@ -65,8 +65,10 @@ def _cv_errors(X, y, privileged_features, pairs, constraints, cv, random_state, 
     def run_fold(tr, te):
         classes, yb = _fold_labels(y[tr])
         Xs = None if privileged_features is None else privileged_features[tr]
+        # (the LUPI model's LP dual serves its path with "auto"; "dual" names the plain
+        # model's parametric search, which LUPI has not)
         lp = OrdinalLP(X[tr], yb, classes.size, 1.0, constraints, X_star=Xs, gamma=1.0,
-                       solver="primal" if Xs is not None else solver)
+                       solver="auto" if Xs is not None and solver == "dual" else solver)
         errs = np.empty(len(pairs))
         sols = lp.solve_path([pairs[i][0] for i in order], [pairs[i][1] for i in order])
         for i, x in zip(order, sols):
@@ -119,8 +121,9 @@ def select_C(X, y, privileged_features=None, *, C_grid=C_GRID, constraints="expl
         Parallel folds with joblib (threads unless the caller sets a backend).
     solver : {"auto", "primal", "dual"}
         ``"primal"`` solves each fold's path over C with the primal simplex;
-        otherwise the plain model takes its LP dual, where C is a column box
-        (faster at every size we measured; LUPI always uses the primal).
+        otherwise the model takes its LP dual (faster at every size we
+        measured): for the plain model C is a column box there, for LUPI the
+        costs are its row bounds (``"dual"`` and ``"auto"`` are the same there).
 
     Returns
     -------
@@ -144,7 +147,7 @@ def select_C(X, y, privileged_features=None, *, C_grid=C_GRID, constraints="expl
 
 
 def select_C_gamma(X, y, privileged_features, *, C_grid=C_GRID, gamma_grid=GAMMA_GRID,
-                   cv=5, random_state=None, n_jobs=None):
+                   cv=5, random_state=None, n_jobs=None, solver="auto"):
     """Choose C and gamma of the LUPI model jointly by cross-validated macro-MAE.
 
     Every pair of the grid ``C_grid x gamma_grid`` is trained with the
@@ -164,6 +167,10 @@ def select_C_gamma(X, y, privileged_features, *, C_grid=C_GRID, gamma_grid=GAMMA
         Shuffling of the folds.
     n_jobs : int or None
         Parallel folds with joblib (threads unless the caller sets a backend).
+    solver : {"auto", "primal"}
+        ``"primal"`` solves each fold's path over the grid with the primal
+        simplex; ``"auto"`` on the model's LP dual, where C and gamma move
+        only the row bounds (about twice as fast; the same optimal values).
 
     Returns
     -------
@@ -186,7 +193,10 @@ def select_C_gamma(X, y, privileged_features, *, C_grid=C_GRID, gamma_grid=GAMMA
     Cs = [float(C) for C in C_grid]
     gs = [float(g) for g in gamma_grid]
     pairs = [(C, g) for C in Cs for g in gs]
-    scores = _cv_errors(X, y, privileged_features, pairs, "explicit", cv, random_state, n_jobs)
+    if solver not in ("auto", "primal"):
+        raise ValueError(f"solver must be 'auto' or 'primal', got {solver!r}.")
+    scores = _cv_errors(X, y, privileged_features, pairs, "explicit", cv, random_state, n_jobs,
+                        solver)
     best = _best(scores, pairs)
     return pairs[best][0], pairs[best][1], scores.reshape(len(Cs), len(gs))
 
@@ -314,12 +324,13 @@ class FeatureRelevanceBounds(SelectorMixin, BaseEstimator):
         faster with many samples, see the chapter on the theory). ``"auto"``:
         ``"dual"`` for the plain model with at least 200 margin rows (about
         125 samples with five levels), else ``"primal"``; the cross-validation
-        path over C takes the dual for the plain model unless
+        path over C (and gamma) runs on the model's LP dual unless
         ``solver="primal"``. Replacing probes always use the primal simplex,
-        and so does the LUPI model for every LP it solves; with ``"auto"``
-        one solve of the tilted model's LP dual first rules out most of a
-        LUPI bound's other signed LPs (weak duality, the same bounds; see
-        ``lupikit.relevance._lupi_dual``), ``"primal"`` solves them all.
+        and so does the LUPI model for every relevance LP it solves; with
+        ``"auto"`` one solve of the tilted model's LP dual first rules out
+        most of a LUPI bound's other signed LPs (weak duality, the same
+        bounds; see ``lupikit.relevance._lupi_dual``), ``"primal"`` solves
+        them all.
     verbose : bool, default=False
         Show a tqdm progress bar over the bounds (one step per minrel or maxrel
         of a feature or probe). With ``n_jobs``, worker threads move it as
@@ -466,7 +477,7 @@ class FeatureRelevanceBounds(SelectorMixin, BaseEstimator):
             g_grid = GAMMA_GRID if self.gamma_grid is None else tuple(self.gamma_grid)
             self.C_, self.gamma_, self.cv_scores_ = select_C_gamma(
                 X, y_lab, Xs, C_grid=grid, gamma_grid=g_grid, cv=self.cv,
-                random_state=rng, n_jobs=self.n_jobs)
+                random_state=rng, n_jobs=self.n_jobs, solver=self.solver)
         else:
             self.gamma_ = None if Xs is None else float(self.gamma)
             if self.C is None:

@@ -161,7 +161,9 @@ class OrdinalLP:
         ``lupikit.relevance._dual_path`` (plain model only), or ``"auto"``,
         the dual search from ``MIN_MARGIN_ROWS`` margin rows on, and for a
         LUPI model with a probe slot the primal simplex behind the
-        weak-duality certificates of ``lupikit.relevance._lupi_dual``.
+        weak-duality certificates of ``lupikit.relevance._lupi_dual``. Also
+        how :meth:`solve_path` solves: on the model's LP dual unless
+        ``"primal"``.
     """
 
     def __init__(self, X, yb, n_bins, C, constraints="explicit", X_star=None,
@@ -384,9 +386,10 @@ class OrdinalLP:
 
         Only the objective changes between the solves (the regularisation
         weights and the slack weight), so every optimal basis stays feasible
-        and primal simplex restarts from it. The plain model (unless
-        ``solver="primal"``) takes its LP dual instead, where C bounds the
-        columns and dual simplex restarts from the last basis.
+        and primal simplex restarts from it. Unless ``solver="primal"``, the
+        model takes its LP dual instead and dual simplex restarts from the last
+        basis: for the plain model C bounds the dual's columns, for LUPI (without
+        a probe slot) the costs are the dual's row bounds.
 
         Parameters
         ----------
@@ -414,17 +417,20 @@ class OrdinalLP:
         if gammas is None:
             gammas = [self.gamma] * len(C_values)
         costs = [c_w + (g / self.gamma) * c_v + C * c_loss for C, g in zip(C_values, gammas)]
-        if api is None:  # pragma: no cover - old scipy without HiGHS classes
-            out = []
-            for c in costs:
-                res = solve_lp(c, self.A[: self.r_budget, :],
-                               self.b[: self.r_budget], self.bounds, what="ordinal regression LP")
-                out.append(res.x)
-            return out
-        warm = _WarmHighs(self, api)
-        warm.h.changeRowBounds(int(self.r_budget), -np.inf, np.inf)
         rows = slice(0, self.r_budget)
         A, b = self.A[rows], self.b[rows]
+        if api is None:  # pragma: no cover - old scipy without HiGHS classes
+            return [solve_lp(c, A, b, self.bounds, what="ordinal regression LP").x
+                    for c in costs]
+        if self.lupi and not self.probe and self.solver != "primal":
+            # the LUPI model's path on its LP dual: the costs are its row bounds
+            # (measured about 2x faster than the primal path; _lupi_dual.model_path)
+            path = _lupi_dual.model_path(self, api, costs)
+            return [x if x is not None else solve_lp(
+                        c, A, b, self.bounds, what=f"ordinal regression LP (C={C})").x
+                    for x, c, C in zip(path, costs, C_values)]
+        warm = _WarmHighs(self, api)
+        warm.h.changeRowBounds(int(self.r_budget), -np.inf, np.inf)
         out = []
         for C, c in zip(C_values, costs):
             warm.h.changeColsCost(warm.idx.size, warm.idx, c)
