@@ -64,11 +64,6 @@ class _LupiDual:
         free = [lp.o_b + k for k in range(K)] + [lp.o_e + g for g in (0, 1)]
         self.plus, self.minus, self.free = np.array(plus), np.array(minus), np.array(free)
         self.n_pairs = len(plus)
-        # dual row of every primal column (both columns of a pair share one)
-        self.row_of = np.full(lp.n_vars, -1)
-        self.row_of[self.plus] = np.arange(self.n_pairs)
-        self.row_of[self.minus] = np.arange(self.n_pairs)
-        self.row_of[self.free] = self.n_pairs + np.arange(len(free))
         # the model's rows (one dual column each) of the pair and free columns; kept
         # to check HiGHS' answers
         AT = lp.A[: lp.r_budget][:, np.r_[self.plus, self.free]].T.tocsc()
@@ -189,6 +184,12 @@ class LupiCertifier(_LupiDual):
             raise ValueError("the certifier covers LUPI models with a probe slot")
         super().__init__(lp, api)
         D, P = lp.D, lp.P
+        # dual row of every primal column (both columns of a pair share one): the
+        # rows that a tilt moves
+        self.row_of = np.full(lp.n_vars, -1)
+        self.row_of[self.plus] = np.arange(self.n_pairs)
+        self.row_of[self.minus] = np.arange(self.n_pairs)
+        self.row_of[self.free] = self.n_pairs + np.arange(len(self.free))
         # the probe slots' rows (regular, then privileged of both functions)
         self.probe_rows = {"regular": [D - 1], "privileged": [D + P - 1, D + 2 * P - 1]}
         self.loaded = {"regular": None, "privileged": None}
