@@ -9,6 +9,12 @@ The build has two steps:
    parameters into the jupyter-cache that the book reads
    (``_build/.jupyter_cache``), several at a time with jupyter-cache's
    ``local-parallel`` executor; unchanged notebooks are not executed again;
+   The time each notebook took is written to ``_build/notebook-times.json``
+   and ``_build/notebook-times.txt`` and printed as a table. It is a
+   measurement, not a check: it depends on what else the machine runs (the
+   build executes several notebooks at once, and under ``make test`` the
+   library's tests run beside it). ``benchmarks/bench_notebooks.py`` checks
+   the 60-second budget of the default parameters, one notebook at a time;
 2. ``jupyter-book build`` runs with warnings as errors (``-W -n
    --keep-going``), so a notebook that fails, a broken reference or a missing
    citation fails the build. It re-executes (and reports the traceback of) any
@@ -30,6 +36,9 @@ ROOT = Path(__file__).resolve().parents[1]
 BUILD = ROOT / "_build"
 CACHE = BUILD / ".jupyter_cache"
 INDEX = BUILD / "html" / "index.html"
+TIMES_JSON = BUILD / "notebook-times.json"
+TIMES_TXT = BUILD / "notebook-times.txt"
+BUDGET_SECONDS = 60.0  # what a notebook's default parameters may take on 2 cores (CONTRIBUTING.md)
 
 
 def toc_notebooks():
@@ -84,15 +93,55 @@ def prefill_cache(jobs, timeout=600):
         )
     finally:
         multiprocessing.Pool = original_pool
+    failed = result.excepted + result.errored
     print(
         f"[book] executed {len(result.succeeded)} notebook(s), "
-        f"{len(result.errored)} failed, {len(notebooks) - len(result.succeeded) - len(result.errored)} "
+        f"{len(failed)} failed, {len(notebooks) - len(result.succeeded) - len(failed)} "
         f"cached, in {time.perf_counter() - t0:.1f} s",
         flush=True,
     )
-    for uri in result.errored:
+    for uri in failed:
         print(f"[book] FAILED: {uri}", flush=True)
+    write_times(cache, notebooks, executed=set(result.succeeded), jobs=jobs)
     return result
+
+
+def write_times(cache, notebooks, executed, jobs):
+    """Write and print the seconds each notebook took when it was last executed.
+
+    ``executed`` are the notebooks run by this build; the others come from the
+    cache with the time of the run that cached them.
+    """
+    import json
+
+    rows = []
+    for nb in notebooks:
+        try:
+            record = cache.get_cached_project_nb(str(nb))
+        except Exception:  # not in the project, or not cached (it failed)
+            record = None
+        seconds = None if record is None else record.data.get("execution_seconds")
+        rows.append({
+            "notebook": nb.relative_to(ROOT / "notebooks").with_suffix("").as_posix(),
+            "seconds": None if seconds is None else round(float(seconds), 2),
+            "source": "this build" if str(nb) in executed else ("cache" if record else "failed"),
+        })
+    TIMES_JSON.write_text(json.dumps({
+        "budget_seconds": BUDGET_SECONDS,
+        "notebooks_at_once": jobs,
+        "note": "wall-clock seconds with other work on the machine; "
+                "benchmarks/bench_notebooks.py checks the budget one notebook at a time",
+        "notebooks": rows,
+    }, indent=2) + "\n")
+    lines = [f"{'notebook':<32} {'seconds':>8}  {'of budget':>9}  source"]
+    for r in rows:
+        sec = r["seconds"]
+        lines.append(f"{r['notebook']:<32} {'-' if sec is None else f'{sec:8.1f}':>8}  "
+                     f"{'-' if sec is None else f'{sec / BUDGET_SECONDS:8.0%}':>9}  {r['source']}")
+    lines.append(f"({jobs} notebook(s) at once; budget {BUDGET_SECONDS:.0f} s per notebook, "
+                 "checked alone by benchmarks/bench_notebooks.py)")
+    TIMES_TXT.write_text("\n".join(lines) + "\n")
+    print("[book] " + "\n[book] ".join(lines), flush=True)
 
 
 def build(jobs):
