@@ -1,84 +1,218 @@
-"""Speed of KbPIB/JPIB per tree against scikit-learn's GradientBoostingClassifier.
+"""Part I at histogram-booster speed: lupikit against LightGBM and XGBoost, side by side.
 
-Setting of issue 6: 20 000 x 20 synthetic data with 5 privileged features
-(``make_lupi_classification``), 200 trees of depth 3, learning rate 0.1.
-KbPIB fits 200 teacher trees on X* and 200 student trees on X; JPIB fits 200
-trees on X and 200 on X*; both therefore count 400 trees. The target is a
-per-tree fit time at most 1.3x that of ``GradientBoostingClassifier``.
+Not run by CI. Every fit runs on one thread (``n_jobs=1``), the estimators of
+one comparison are timed round-robin and the best time of each is kept, so
+that all ratios of a comparison share the machine's load.
 
-The estimators are timed round-robin, ``--repeats`` rounds, and the best
-time of each is kept, so that all ratios share the machine's load even when
-it drifts during the run. ``--all`` adds gradient-leaf variants and the
-soft-label baseline. Run::
+1. **50 000 x 20 (+5 privileged), 200 trees of depth 3** (``make_lupi_classification``,
+   learning rate 0.1). KbPIB fits 200 teacher trees on X* and 200 student trees
+   on X, JPIB 200 on X and 200 on X*: both count 400 trees. Targets: the
+   per-tree time of KbPIB and of JPIB at most 1.3x the per-tree time of the
+   faster of LightGBM (``LGBMClassifier``) and XGBoost (``XGBClassifier``,
+   ``tree_method="hist"``) fitting 200 trees on X with their built-in log-loss;
+   and at least 30x faster than lupikit's ``engine="exact"``.
+2. **1 000 000 x 20 (+5 privileged)**: KbPIB's per-tree time at most 1.3x
+   XGBoost's own per-tree time on X (it scales linearly), and its peak memory
+   at most 2x XGBoost's own. Each of these two fits runs in a fresh
+   subprocess that loads the same arrays from ``.npy`` files, then fits; its
+   peak resident memory (``ru_maxrss``) is printed whole and above the
+   resident memory with the data loaded.
+3. With ``--presets``: ``boosting/fairness`` and ``boosting/experiments`` at
+   ``--preset paper`` (executed by papermill, ``n_jobs`` 2), target under 3
+   minutes each on 2 cores.
 
-    python benchmarks/bench_boosting.py [--n-samples 20000] [--repeats 3] [--all]
+Run::
+
+    python benchmarks/bench_boosting.py [--n-samples 50000] [--big 1000000] [--repeats 3]
+                                        [--skip-exact] [--presets]
 
 The last lines printed are the ratios.
 """
 
 import argparse
+import json
+import os
+import resource
+import subprocess
+import sys
+import tempfile
 import time
+from pathlib import Path
 
-from sklearn.ensemble import GradientBoostingClassifier
+import lightgbm
+import numpy as np
+import xgboost
+from sklearn.metrics import roc_auc_score
 
 from lupikit.boosting import PrivilegedBoostingClassifier, SoftLabelBoostingClassifier
 from lupikit.datasets import make_lupi_classification
 
+ROOT = Path(__file__).resolve().parents[1]
+T = 200
+COMMON = dict(n_estimators=T, learning_rate=0.1, max_depth=3, random_state=0, n_jobs=1)
 
-def fit_time(make, fit_kw, X, y):
+
+def lgbm():
+    return lightgbm.LGBMClassifier(n_estimators=T, learning_rate=0.1, max_depth=3, num_leaves=8,
+                                   n_jobs=1, verbose=-1)
+
+
+def xgbc():
+    return xgboost.XGBClassifier(n_estimators=T, learning_rate=0.1, max_depth=3,
+                                 tree_method="hist", n_jobs=1)
+
+
+def lupi(mode, **kw):
+    return lambda: PrivilegedBoostingClassifier(mode=mode, **COMMON, **kw)
+
+
+def timed_fit(make, X, y, kw):
     est = make()
     t0 = time.perf_counter()
-    est.fit(X, y, **fit_kw)
-    return time.perf_counter() - t0
+    est.fit(X, y, **kw)
+    return time.perf_counter() - t0, est
+
+
+def per_tree_comparison(n, repeats, skip_exact):
+    X, Xs, y = make_lupi_classification(n + 20000, 20, 5, random_state=0)
+    X, X_te, Xs, y, y_te = X[:n], X[n:], Xs[:n], y[:n], y[n:]  # one distribution, held-out rows
+    priv = {"privileged_features": Xs}
+    runs = {  # name: (factory, fit kwargs, trees fitted)
+        "LightGBM LGBMClassifier": (lgbm, {}, T),
+        "XGBoost XGBClassifier": (xgbc, {}, T),
+        "lupikit NF (hist)": (lupi("nf"), {}, T),
+        "lupikit KbPIB (hist)": (lupi("kbpib"), priv, 2 * T),
+        "lupikit JPIB (hist)": (lupi("jpib"), priv, 2 * T),
+        "lupikit soft labels (hist)": (lambda: SoftLabelBoostingClassifier(**COMMON), priv, 2 * T),
+    }
+    times = {name: [] for name in runs}
+    fitted = {}
+    for _ in range(repeats):
+        for name, (make, kw, _n) in runs.items():
+            t, est = timed_fit(make, X, y, kw)
+            times[name].append(t)
+            fitted[name] = est
+    exact = {}
+    if not skip_exact:  # minutes each: timed once
+        for mode in ("kbpib", "jpib"):
+            t, est = timed_fit(lupi(mode, engine="exact"), X, y, priv)
+            exact[mode] = t
+            fitted[f"lupikit {mode.upper() if mode == 'jpib' else 'KbPIB'} (exact)"] = est
+    print(f"== {n} x 20 regular + 5 privileged, {T} rounds of depth-3 trees, one thread, "
+          f"best of {repeats} round-robin rounds (exact engine: one run)")
+    print(f"{'fit':30s} {'seconds':>8s} {'trees':>6s} {'ms/tree':>8s} {'test AUC':>9s}")
+    best = {name: min(v) for name, v in times.items()}
+    for name, (_m, _kw, n_trees) in runs.items():
+        auc = roc_auc_score(y_te, fitted[name].predict_proba(X_te)[:, 1])
+        print(f"{name:30s} {best[name]:8.3f} {n_trees:6d} {1e3 * best[name] / n_trees:8.3f} {auc:9.4f}")
+    for mode, t in exact.items():
+        name = f"lupikit {'KbPIB' if mode == 'kbpib' else 'JPIB'} (exact)"
+        auc = roc_auc_score(y_te, fitted[name].predict_proba(X_te)[:, 1])
+        print(f"{name:30s} {t:8.3f} {2 * T:6d} {1e3 * t / (2 * T):8.3f} {auc:9.4f}")
+    ref_name = min(("LightGBM LGBMClassifier", "XGBoost XGBClassifier"), key=best.get)
+    ref = best[ref_name] / T
+    ratios = {
+        "KbPIB": best["lupikit KbPIB (hist)"] / (2 * T) / ref,
+        "JPIB": best["lupikit JPIB (hist)"] / (2 * T) / ref,
+    }
+    speedups = {m: exact[m] / best[f"lupikit {'KbPIB' if m == 'kbpib' else 'JPIB'} (hist)"] for m in exact}
+    return ref_name, ratios, speedups
+
+
+_CHILD = r"""
+import json, resource, sys, time
+import numpy as np
+folder, which = sys.argv[1], sys.argv[2]
+X, Xs, y = (np.load(f"{folder}/{name}.npy") for name in ("X", "Xs", "y"))
+with open("/proc/self/statm") as fh:  # resident pages now, with the data loaded
+    data_kib = int(fh.read().split()[1]) * resource.getpagesize() // 1024
+t0 = time.perf_counter()
+if which == "xgboost":
+    import xgboost
+    xgboost.XGBClassifier(n_estimators=200, learning_rate=0.1, max_depth=3, tree_method="hist",
+                          n_jobs=1).fit(X, y)
+else:
+    from lupikit.boosting import PrivilegedBoostingClassifier
+    PrivilegedBoostingClassifier(mode="kbpib", n_estimators=200, learning_rate=0.1, max_depth=3,
+                                 random_state=0, n_jobs=1).fit(X, y, privileged_features=Xs)
+seconds = time.perf_counter() - t0
+print(json.dumps({"seconds": seconds, "data_kib": data_kib,
+                  "peak_kib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss}))
+"""
+
+
+def big_comparison(n, repeats):
+    """XGBoost's own fit and KbPIB's, each in a fresh process that loads the same arrays."""
+    env = {**os.environ, "OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1"}
+    out = {"xgboost": [], "kbpib": []}
+    with tempfile.TemporaryDirectory() as folder:
+        X, Xs, y = make_lupi_classification(n, 20, 5, random_state=0)
+        for name, arr in (("X", X), ("Xs", Xs), ("y", y)):
+            np.save(f"{folder}/{name}.npy", arr)
+        del X, Xs, y
+        for _ in range(repeats):
+            for which in out:
+                proc = subprocess.run([sys.executable, "-c", _CHILD, folder, which], env=env,
+                                      capture_output=True, text=True, check=True)
+                out[which].append(json.loads(proc.stdout.strip().splitlines()[-1]))
+    best = {k: min(v, key=lambda r: r["seconds"]) for k, v in out.items()}
+    peak = {k: max(r["peak_kib"] for r in v) for k, v in out.items()}
+    data = {k: min(r["data_kib"] for r in v) for k, v in out.items()}
+    print(f"== {n} x 20 (+5 privileged), {T} rounds, one thread, best of {repeats}, each fit in a "
+          "fresh process that loads the arrays (float64: X and X* take "
+          f"{n * 25 * 8 / 2**20:.0f} MiB)")
+    print(f"{'fit':30s} {'seconds':>8s} {'trees':>6s} {'ms/tree':>8s} {'peak MiB':>9s} {'above data':>11s}")
+    for k, label, trees in (("xgboost", "XGBoost XGBClassifier", T), ("kbpib", "lupikit KbPIB (hist)", 2 * T)):
+        s = best[k]["seconds"]
+        print(f"{label:30s} {s:8.3f} {trees:6d} {1e3 * s / trees:8.3f} {peak[k] / 1024:9.0f} "
+              f"{(peak[k] - data[k]) / 1024:11.0f}")
+    per_tree = (best["kbpib"]["seconds"] / (2 * T)) / (best["xgboost"]["seconds"] / T)
+    return per_tree, peak["kbpib"] / peak["xgboost"], (peak["kbpib"] - data["kbpib"]) / max(
+        peak["xgboost"] - data["xgboost"], 1)
+
+
+def preset_times():
+    import papermill
+
+    times = {}
+    for name in ("fairness", "experiments"):
+        nb = ROOT / "notebooks" / "boosting" / f"{name}.ipynb"
+        out = ROOT / "_build" / "runs" / f"bench-{name}-paper.ipynb"
+        out.parent.mkdir(parents=True, exist_ok=True)
+        t0 = time.perf_counter()
+        papermill.execute_notebook(str(nb), str(out), parameters={"preset": "paper", "n_jobs": 2},
+                                   kernel_name="python3", cwd=str(nb.parent), progress_bar=False)
+        times[name] = time.perf_counter() - t0
+        print(f"boosting/{name} --preset paper -p n_jobs 2: {times[name]:.0f} s", flush=True)
+    return times
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--n-samples", type=int, default=20000)
-    ap.add_argument("--n-estimators", type=int, default=200)
+    ap.add_argument("--n-samples", type=int, default=50_000)
+    ap.add_argument("--big", type=int, default=1_000_000, help="rows of the scaling run (0: skip)")
     ap.add_argument("--repeats", type=int, default=3)
-    ap.add_argument("--all", action="store_true", help="also time the variants")
+    ap.add_argument("--skip-exact", action="store_true", help="do not time engine='exact'")
+    ap.add_argument("--presets", action="store_true", help="also time the two paper presets")
     args = ap.parse_args()
-    X, Xs, y = make_lupi_classification(args.n_samples, 20, 5, random_state=0)
-    T = args.n_estimators
-    common = dict(n_estimators=T, learning_rate=0.1, max_depth=3, random_state=0)
-    priv = {"privileged_features": Xs}
-    runs = {
-        "sklearn GBC": (lambda: GradientBoostingClassifier(**common), {}, T),
-        "NF (newton)": (lambda: PrivilegedBoostingClassifier(mode="nf", **common), {}, T),
-        "KbPIB (newton)": (lambda: PrivilegedBoostingClassifier(mode="kbpib", **common), priv, 2 * T),
-        "JPIB (newton)": (lambda: PrivilegedBoostingClassifier(mode="jpib", **common), priv, 2 * T),
-    }
-    extra = {
-        "KbPIB (gradient leaves)": (
-            lambda: PrivilegedBoostingClassifier(mode="kbpib", leaf_values="gradient", **common),
-            priv, 2 * T),
-        "JPIB (gradient leaves)": (
-            lambda: PrivilegedBoostingClassifier(mode="jpib", leaf_values="gradient", **common),
-            priv, 2 * T),
-        "soft labels (GBC teacher)": (lambda: SoftLabelBoostingClassifier(**common), priv, 2 * T),
-    }
-    if args.all:
-        runs.update(extra)
-    times = {name: [] for name in runs}
-    for _ in range(args.repeats):
-        for name, (make, kw, _n) in runs.items():
-            times[name].append(fit_time(make, kw, X, y))
-    per_tree = {}
-    print(f"data: {X.shape[0]} x {X.shape[1]} regular + {Xs.shape[1]} privileged, "
-          f"{T} iterations of depth-3 trees, best of {args.repeats} round-robin rounds")
-    print(f"{'estimator':28s} {'fit [s]':>8s} {'trees':>6s} {'ms/tree':>8s}")
-    for name, (_make, _kw, n_trees) in runs.items():
-        t = min(times[name])
-        per_tree[name] = t / n_trees
-        print(f"{name:28s} {t:8.3f} {n_trees:6d} {1e3 * t / n_trees:8.3f}")
-    ref = per_tree["sklearn GBC"]
-    gbc = min(times["sklearn GBC"])
-    print(f"whole fit / sklearn GBC fit: KbPIB {min(times['KbPIB (newton)']) / gbc:.3f}, "
-          f"JPIB {min(times['JPIB (newton)']) / gbc:.3f} (teacher trees included)")
-    print(f"NF per-tree time / sklearn GBC per-tree time:    {per_tree['NF (newton)'] / ref:.3f}")
-    print(f"KbPIB per-tree time / sklearn GBC per-tree time: {per_tree['KbPIB (newton)'] / ref:.3f} (target <= 1.3)")
-    print(f"JPIB per-tree time / sklearn GBC per-tree time:  {per_tree['JPIB (newton)'] / ref:.3f} (target <= 1.3)")
+    print(f"versions: lightgbm {lightgbm.__version__}, xgboost {xgboost.__version__}; "
+          f"{os.cpu_count()} cores, {resource.getpagesize()}-byte pages")
+    ref_name, ratios, speedups = per_tree_comparison(args.n_samples, args.repeats, args.skip_exact)
+    big = big_comparison(args.big, max(1, args.repeats - 1)) if args.big else None
+    presets = preset_times() if args.presets else None
+    print("== ratios")
+    for mode, r in ratios.items():
+        print(f"{mode} per-tree time / {ref_name} per-tree time at n={args.n_samples}: {r:.2f} (target <= 1.3)")
+    for mode, s in speedups.items():
+        print(f"{'KbPIB' if mode == 'kbpib' else 'JPIB'} hist engine speed-up over engine='exact': {s:.0f}x "
+              "(target >= 30)")
+    if big:
+        print(f"KbPIB per-tree time / XGBoost per-tree time at n={args.big}: {big[0]:.2f} (target <= 1.3)")
+        print(f"KbPIB peak memory / XGBoost peak memory at n={args.big}: {big[1]:.2f} (target <= 2); "
+              f"above the data alone: {big[2]:.2f}")
+    if presets:
+        for name, s in presets.items():
+            print(f"boosting/{name} --preset paper on 2 cores: {s:.0f} s (target < 180)")
 
 
 if __name__ == "__main__":

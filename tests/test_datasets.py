@@ -59,6 +59,18 @@ def test_load_adult_matches_known_counts():
     assert "income" not in train.data.columns
     with pytest.raises(ValueError, match="subset"):
         load_adult(subset="validation")
+    with pytest.raises(TypeError, match="dropna"):
+        load_adult(dropna="no")
+
+
+def test_load_adult_with_missing_rows_kept():
+    full = load_adult(subset="all", dropna=False)
+    # the UCI file sizes: 32,561 + 16,281 rows, 3,620 of them with a "?"
+    assert full.data.shape == (48842, 14)
+    missing = full.data.isna().any(axis=1)
+    assert missing.sum() == 48842 - 45222
+    assert set(full.data.columns[full.data.isna().any()]) == {"workclass", "occupation", "native_country"}
+    assert full.target.shape == (48842,) and full.target.sum() == 11687
 
 
 def test_load_compas_matches_propublica_filter():

@@ -52,6 +52,7 @@ def check_side_features(
     required=True,
     allow_1d=False,
     dtype="numeric",
+    allow_nan=False,
 ):
     """Validate sample-aligned side features and return a 2-D array.
 
@@ -72,6 +73,9 @@ def check_side_features(
         ``"numeric"`` converts to float64 and rejects non-numeric values with a
         TypeError; ``None`` keeps the values as they are (e.g. category labels
         given as strings).
+    allow_nan : bool, default=False
+        If True, NaN (a missing value) is accepted in numeric features; infinity
+        never is.
 
     Returns
     -------
@@ -118,7 +122,7 @@ def check_side_features(
         arr = check_array(
             arr,
             dtype="numeric" if dtype == "numeric" else None,
-            ensure_all_finite=dtype == "numeric",
+            ensure_all_finite=("allow-nan" if allow_nan else True) if dtype == "numeric" else False,
             input_name=name,
         )
     except ValueError as exc:
@@ -141,7 +145,7 @@ def _all_numeric_objects(arr):
     return True
 
 
-def check_privileged_features(privileged_features, n_samples, *, required=True):
+def check_privileged_features(privileged_features, n_samples, *, required=True, allow_nan=False):
     """Validate privileged features ``X*`` aligned with ``X``.
 
     Parameters
@@ -152,11 +156,13 @@ def check_privileged_features(privileged_features, n_samples, *, required=True):
         Number of samples in ``X``.
     required : bool, default=True
         Whether ``None`` is an error.
+    allow_nan : bool, default=False
+        Whether NaN marks a missing value (for estimators that handle them).
 
     Returns
     -------
     X_star : ndarray of shape (n_samples, n_privileged) or None
-        Finite float64 array.
+        Float64 array, finite (or NaN where ``allow_nan``).
 
     Examples
     --------
@@ -171,6 +177,7 @@ def check_privileged_features(privileged_features, n_samples, *, required=True):
         name="privileged_features",
         required=required,
         allow_1d=False,
+        allow_nan=allow_nan,
     )
 
 

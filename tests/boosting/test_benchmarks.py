@@ -33,6 +33,20 @@ def test_tasks_shapes_and_no_leak(name):
         assert t.sensitive is None
 
 
+def test_adult_task_keeps_missing_rows_as_nan():
+    t = load_privileged_task("adult", keep_missing=True)
+    assert t.X.shape[0] == t.y.shape[0] == t.sensitive.shape[0] == 48842
+    rows = np.isnan(t.X).any(axis=1)
+    assert rows.sum() == 3620 and np.isfinite(t.X_star).all()
+    # a missing category makes all of that column's dummies NaN, and only those
+    work = [j for j, c in enumerate(t.feature_names) if c.startswith("workclass_")]
+    nan_work = np.isnan(t.X[:, work])
+    assert np.all(nan_work.all(axis=1) | ~nan_work.any(axis=1))
+    assert np.all(np.nansum(t.X[:, work], axis=1)[~nan_work.any(axis=1)] == 1)
+    with pytest.raises(TypeError, match="keep_missing"):
+        load_privileged_task("adult", keep_missing="yes")
+
+
 def test_stratified_subsample_keeps_base_rate():
     full = load_privileged_task("compas")
     sub = load_privileged_task("compas", n_samples=1000, random_state=1)

@@ -1,4 +1,12 @@
-"""Behaviour of PrivilegedBoostingClassifier and SoftLabelBoostingClassifier."""
+"""Behaviour of PrivilegedBoostingClassifier and SoftLabelBoostingClassifier.
+
+Tests that hold on both engines take the ``engine`` fixture; those that check
+the exact engine against scikit-learn or a brute-force re-implementation use
+``EX`` (``engine="exact"``). The histogram engine's own checks are in
+``test_hist.py`` and ``test_dask.py``.
+"""
+
+from functools import partial
 
 import numpy as np
 import pytest
@@ -17,27 +25,22 @@ from sklearn.tree import DecisionTreeRegressor
 from sklearn.utils.estimator_checks import check_estimator
 
 from lupikit.boosting import PrivilegedBoostingClassifier, SoftLabelBoostingClassifier
-from lupikit.datasets import make_lupi_classification
 
 PBC = PrivilegedBoostingClassifier
+EX = partial(PrivilegedBoostingClassifier, engine="exact")
 
 
-@pytest.fixture(scope="module")
-def data():
-    return make_lupi_classification(400, 8, 4, random_state=0)
-
-
-@pytest.fixture(scope="module")
-def data3():
-    return make_lupi_classification(450, 8, 4, n_classes=3, random_state=1)
+@pytest.fixture(params=["hist", "exact"])
+def engine(request):
+    return request.param
 
 
 # ----------------------------------------------------------------- equalities
 @pytest.mark.parametrize("mode", ["kbpib", "jpib"])
 @pytest.mark.parametrize("which", ["data", "data3"])
-def test_alpha_zero_equals_nf_exactly(mode, which, request):
+def test_alpha_zero_equals_nf_exactly(mode, which, request, engine):
     X, Xs, y = request.getfixturevalue(which)
-    kw = dict(n_estimators=25, random_state=3)
+    kw = dict(n_estimators=25, random_state=3, engine=engine)
     nf = PBC(mode="nf", **kw).fit(X, y)
     m = PBC(mode=mode, alpha=0.0, **kw).fit(X, y, privileged_features=Xs)
     np.testing.assert_array_equal(m.predict_proba(X), nf.predict_proba(X))
@@ -47,7 +50,7 @@ def test_alpha_zero_equals_nf_exactly(mode, which, request):
 def test_nf_reproduces_sklearn_gradient_boosting(which, request):
     X, _, y = request.getfixturevalue(which)
     kw = dict(n_estimators=15, learning_rate=0.2, max_depth=2, random_state=0)
-    ours = PBC(mode="nf", **kw).fit(X, y)
+    ours = EX(mode="nf", **kw).fit(X, y)
     ref = GradientBoostingClassifier(**kw).fit(X, y)
     np.testing.assert_allclose(ours.predict_proba(X), ref.predict_proba(X), atol=1e-9)
 
@@ -76,8 +79,8 @@ def test_jpib_matches_brute_force_reference(data):
     X, Xs, y = data
     X = X.astype(np.float32).astype(np.float64)
     Xs = Xs.astype(np.float32).astype(np.float64)
-    m = PBC(mode="jpib", alpha=0.8, n_estimators=6, learning_rate=0.3, max_depth=2,
-            leaf_values="gradient", random_state=0).fit(X, y, privileged_features=Xs)
+    m = EX(mode="jpib", alpha=0.8, n_estimators=6, learning_rate=0.3, max_depth=2,
+           leaf_values="gradient", random_state=0).fit(X, y, privileged_features=Xs)
     ref = _reference_boost(X, y.astype(float), lambda q: q, 0.8, 6, 0.3, 2, X_priv=Xs)
     np.testing.assert_allclose(m.predict_proba(X)[:, 1], ref, rtol=1e-6)
 
@@ -86,8 +89,8 @@ def test_kbpib_with_given_probabilities_matches_reference(data):
     X, _, y = data
     X = X.astype(np.float32).astype(np.float64)
     q = np.clip(0.2 + 0.6 * y + 0.1 * np.tanh(X[:, 0]), 0, 1)
-    m = PBC(mode="kbpib", alpha=2.0, teacher=q, n_estimators=6, learning_rate=0.3,
-            max_depth=2, leaf_values="gradient", random_state=0).fit(X, y)
+    m = EX(mode="kbpib", alpha=2.0, teacher=q, n_estimators=6, learning_rate=0.3,
+           max_depth=2, leaf_values="gradient", random_state=0).fit(X, y)
     ref = _reference_boost(X, y.astype(float), lambda _: q, 2.0, 6, 0.3, 2)
     np.testing.assert_allclose(m.predict_proba(X)[:, 1], ref, rtol=1e-6)
 
@@ -95,8 +98,8 @@ def test_kbpib_with_given_probabilities_matches_reference(data):
 def test_newton_leaf_values_brute_force(data):
     X, Xs, y = data
     alpha = 1.3
-    m = PBC(mode="kbpib", alpha=alpha, n_estimators=1, max_depth=2,
-            random_state=0).fit(X, y, privileged_features=Xs)
+    m = EX(mode="kbpib", alpha=alpha, n_estimators=1, max_depth=2,
+           random_state=0).fit(X, y, privileged_features=Xs)
     q = m.teacher_proba_[:, 1]
     p = np.full(len(y), y.mean())
     g = (y - p) - alpha * (p - q)
@@ -109,39 +112,39 @@ def test_newton_leaf_values_brute_force(data):
         assert tree.tree_.value[leaf, 0, 0] == pytest.approx(expected, rel=1e-10)
 
 
-def test_kbpib_equals_soft_labels_with_same_teacher(data):
+def test_kbpib_equals_soft_labels_with_same_teacher(data, engine):
     X, Xs, y = data
     teacher = LogisticRegression().fit(Xs, y)
     alpha = 1.5
     kb = PBC(mode="kbpib", alpha=alpha, teacher=teacher, n_estimators=20,
-             random_state=0).fit(X, y, privileged_features=Xs)
+             random_state=0, engine=engine).fit(X, y, privileged_features=Xs)
     sl = SoftLabelBoostingClassifier(soft_weight=alpha / (1 + alpha), teacher=teacher,
-                                     n_estimators=20, random_state=0)
+                                     n_estimators=20, random_state=0, engine=engine)
     sl.fit(X, y, privileged_features=Xs)
     # equal up to rounding (the gradient is scaled by 1 + alpha before the tree fit)
     np.testing.assert_allclose(kb.predict_proba(X), sl.predict_proba(X), atol=1e-5)
 
 
 # --------------------------------------------------------------- behaviour
-def test_large_alpha_pulls_student_to_teacher(data):
+def test_large_alpha_pulls_student_to_teacher(data, engine):
     X, Xs, y = data
     teacher = LogisticRegression(C=100.0).fit(Xs, y)
     q = teacher.predict_proba(Xs)[:, 1]
     gaps = []
     for alpha in [0.0, 1.0, 10.0, 100.0]:
         m = PBC(mode="kbpib", alpha=alpha, teacher=teacher, n_estimators=150,
-                max_depth=4, learning_rate=0.3, random_state=0)
+                max_depth=4, learning_rate=0.3, random_state=0, engine=engine)
         p = m.fit(X, y, privileged_features=Xs).predict_proba(X)[:, 1]
         gaps.append(np.mean(np.abs(p - q)))
     assert all(a > b for a, b in zip(gaps, gaps[1:]))
     assert gaps[-1] < 0.05 and gaps[0] > 2 * gaps[-1]
 
 
-def test_jpib_large_alpha_couples_student_and_privileged_model(data):
+def test_jpib_large_alpha_couples_student_and_privileged_model(data, engine):
     X, Xs, y = data
     gaps = []
     for alpha in [0.0, 20.0]:
-        m = PBC(mode="jpib", alpha=alpha, n_estimators=60, random_state=0)
+        m = PBC(mode="jpib", alpha=alpha, n_estimators=60, random_state=0, engine=engine)
         m.fit(X, y, privileged_features=Xs)
         gaps.append(np.mean(np.abs(m.predict_proba(X) - m.predict_privileged_proba(Xs))))
     assert gaps[1] < 0.5 * gaps[0]
@@ -150,15 +153,16 @@ def test_jpib_large_alpha_couples_student_and_privileged_model(data):
 def test_training_objective_decreases(data):
     X, Xs, y = data
     for mode in ["nf", "kbpib"]:
-        m = PBC(mode=mode, alpha=1.0, n_estimators=40, random_state=0)
+        m = EX(mode=mode, alpha=1.0, n_estimators=40, random_state=0)
         m.fit(X, y, privileged_features=Xs)
         assert np.all(np.diff(m.train_score_) < 1e-12)
 
 
-def test_early_stopping_returns_best_validation_iteration(data):
+@pytest.mark.parametrize("mode", ["jpib", "kbpib", "nf"])
+def test_early_stopping_returns_best_validation_iteration(data, engine, mode):
     X, Xs, y = data
-    m = PBC(mode="jpib", alpha=1.0, n_estimators=400, learning_rate=0.5, max_depth=4,
-            n_iter_no_change=10, validation_fraction=0.25, random_state=5)
+    m = PBC(mode=mode, alpha=1.0, n_estimators=400, learning_rate=0.5, max_depth=4,
+            n_iter_no_change=10, validation_fraction=0.25, random_state=5, engine=engine)
     m.fit(X, y, privileged_features=Xs)
     vs = m.validation_score_
     assert len(vs) < 400  # it stopped
@@ -168,45 +172,54 @@ def test_early_stopping_returns_best_validation_iteration(data):
     _, va = train_test_split(np.arange(len(y)), test_size=0.25, random_state=5,
                              stratify=y)
     assert log_loss(y[va], m.predict_proba(X[va])) == pytest.approx(vs.min(), rel=1e-6)
-    assert m.privileged_estimators_.shape[0] == m.best_iteration_
+    if mode == "jpib" and engine == "exact":
+        assert m.privileged_estimators_.shape[0] == m.best_iteration_
+    elif mode == "jpib":
+        assert m.privileged_booster_.num_boosted_rounds() == m.best_iteration_
 
 
-def test_multiclass_kbpib_and_jpib():
+def test_multiclass_kbpib_and_jpib(engine):
     X, y = load_iris(return_X_y=True)
     Xs = X[:, 2:]  # petal measurements as privileged
     Xr = X[:, :2]
     for mode in ["kbpib", "jpib"]:
-        m = PBC(mode=mode, alpha=1.0, n_estimators=30, random_state=0)
+        m = PBC(mode=mode, alpha=1.0, n_estimators=30, random_state=0, engine=engine)
         m.fit(Xr, y, privileged_features=Xs)
         P = m.predict_proba(Xr)
         assert P.shape == (150, 3)
         np.testing.assert_allclose(P.sum(axis=1), 1.0)
-        assert m.estimators_.shape == (30, 3)
+        if engine == "exact":
+            assert m.estimators_.shape == (30, 3)
+        else:
+            assert m.booster_.num_boosted_rounds() == 30
+            assert len(m.booster_.get_dump()) == 90  # one tree per class and round
         assert m.score(Xr, y) > 0.75
 
 
-def test_string_labels_and_teacher_class_order(data):
+def test_string_labels_and_teacher_class_order(data, engine):
     X, Xs, y = data
     ys = np.where(y == 1, "yes", "no")
     teacher = LogisticRegression().fit(Xs, ys)
-    m = PBC(mode="kbpib", teacher=teacher, n_estimators=10, random_state=0)
+    m = PBC(mode="kbpib", teacher=teacher, n_estimators=10, random_state=0, engine=engine)
     m.fit(X, ys, privileged_features=Xs)
     assert set(m.predict(X)) <= {"yes", "no"}
     bad = LogisticRegression().fit(Xs, y)  # classes 0/1, not yes/no
     with pytest.raises(ValueError, match="classes"):
-        PBC(mode="kbpib", teacher=bad, n_estimators=5).fit(X, ys, privileged_features=Xs)
+        PBC(mode="kbpib", teacher=bad, n_estimators=5, engine=engine).fit(
+            X, ys, privileged_features=Xs)
 
 
-def test_unfitted_teacher_is_cloned_and_fitted(data):
+def test_unfitted_teacher_is_cloned_and_fitted(data, engine):
     X, Xs, y = data
     t = LogisticRegression()
-    m = PBC(mode="kbpib", teacher=t, n_estimators=5).fit(X, y, privileged_features=Xs)
+    m = PBC(mode="kbpib", teacher=t, n_estimators=5, engine=engine).fit(
+        X, y, privileged_features=Xs)
     assert not hasattr(t, "coef_") and hasattr(m.teacher_, "coef_")
 
 
-def test_soft_label_out_of_fold_teacher(data):
+def test_soft_label_out_of_fold_teacher(data, engine):
     X, Xs, y = data
-    m = SoftLabelBoostingClassifier(teacher_cv=3, n_estimators=20, random_state=0)
+    m = SoftLabelBoostingClassifier(teacher_cv=3, n_estimators=20, random_state=0, engine=engine)
     m.fit(X, y, privileged_features=Xs)
     T = m.soft_labels_
     np.testing.assert_allclose(T.sum(axis=1), 1.0)
@@ -215,7 +228,7 @@ def test_soft_label_out_of_fold_teacher(data):
 
 def test_gradient_leaves_are_mean_gradients(data):
     X, _, y = data
-    m = PBC(mode="nf", n_estimators=1, max_depth=2, leaf_values="gradient").fit(X, y)
+    m = EX(mode="nf", n_estimators=1, max_depth=2, leaf_values="gradient").fit(X, y)
     tree = m.estimators_[0, 0]
     r = y - y.mean()
     leaves = tree.apply(X.astype(np.float32))
@@ -239,9 +252,12 @@ def test_gradient_leaves_are_mean_gradients(data):
         (dict(mode="jpib"), dict(nan_priv=True), ValueError, "privileged_features"),
         (dict(teacher=np.full(7, 0.5)), {}, ValueError, "teacher"),
         (dict(teacher=np.full(400, 1.5)), {}, ValueError, "teacher"),
+        (dict(teacher=object()), {}, TypeError, "teacher"),
+        (dict(n_jobs=0), {}, ValueError, "n_jobs"),
+        (dict(max_bins=1), {}, ValueError, "max_bins"),
     ],
 )
-def test_bad_input(data, params, kwargs, exc, match):
+def test_bad_input(data, params, kwargs, exc, match, engine):
     X, Xs, y = data
     Xs = Xs.copy()
     fit_kw = {"privileged_features": Xs}
@@ -251,8 +267,10 @@ def test_bad_input(data, params, kwargs, exc, match):
         fit_kw["privileged_features"] = Xs[: kwargs["rows"]]
     if kwargs.get("nan_priv"):
         Xs[3, 1] = np.nan
+    if kwargs.get("nan_priv") and engine == "hist":
+        Xs[3, 1] = np.inf  # the histogram engine takes NaN as missing; inf is still an error
     with pytest.raises(exc, match=match):
-        PBC(**{"n_estimators": 3, **params}).fit(X, y, **fit_kw)
+        PBC(**{"n_estimators": 3, "engine": engine, **params}).fit(X, y, **fit_kw)
 
 
 def test_one_class_and_nan_X(data):
@@ -262,7 +280,11 @@ def test_one_class_and_nan_X(data):
     Xn = X.copy()
     Xn[0, 0] = np.nan
     with pytest.raises(ValueError, match="NaN"):
-        PBC(mode="kbpib", n_estimators=3).fit(Xn, y, privileged_features=Xs)
+        EX(mode="kbpib", n_estimators=3).fit(Xn, y, privileged_features=Xs)
+    Xsn = Xs.copy()
+    Xsn[0, 0] = np.nan
+    with pytest.raises(ValueError, match="NaN"):
+        EX(mode="jpib", n_estimators=3).fit(X, y, privileged_features=Xsn)
     with pytest.raises(ValueError, match="soft_weight"):
         SoftLabelBoostingClassifier(soft_weight=1.0).fit(X, y, privileged_features=Xs)
     with pytest.raises(TypeError, match="predict_proba"):
@@ -270,19 +292,19 @@ def test_one_class_and_nan_X(data):
             X, y, privileged_features=Xs)
 
 
-def test_predict_privileged_proba_errors(data):
+def test_predict_privileged_proba_errors(data, engine):
     X, Xs, y = data
-    m = PBC(mode="nf", n_estimators=3).fit(X, y)
+    m = PBC(mode="nf", n_estimators=3, engine=engine).fit(X, y)
     with pytest.raises(ValueError, match="jpib"):
         m.predict_privileged_proba(Xs)
-    j = PBC(mode="jpib", n_estimators=3).fit(X, y, privileged_features=Xs)
+    j = PBC(mode="jpib", n_estimators=3, engine=engine).fit(X, y, privileged_features=Xs)
     with pytest.raises(ValueError, match="columns"):
         j.predict_privileged_proba(Xs[:, :2])
 
 
 # --------------------------------------------------------------- sklearn API
-def test_check_estimator_nf():
-    check_estimator(PBC(mode="nf", n_estimators=10))
+def test_check_estimator_nf(engine):
+    check_estimator(PBC(mode="nf", n_estimators=10, engine=engine))
 
 
 @pytest.fixture
@@ -301,9 +323,9 @@ def routing():
     ],
     ids=["kbpib", "jpib", "soft"],
 )
-def test_grid_search_routes_privileged_features(routing, data, est):
+def test_grid_search_routes_privileged_features(routing, data, est, engine):
     X, Xs, y = data
-    est = est.set_fit_request(privileged_features=True)
+    est = sklearn.clone(est).set_params(engine=engine).set_fit_request(privileged_features=True)
     cv = StratifiedKFold(3, shuffle=True, random_state=0)
     key = "soft_weight" if isinstance(est, SoftLabelBoostingClassifier) else "alpha"
     grid = [0.2, 0.6] if key == "soft_weight" else [0.0, 2.0]
@@ -319,9 +341,9 @@ def test_grid_search_routes_privileged_features(routing, data, est):
         assert gs.cv_results_["mean_test_score"][i] == pytest.approx(np.mean(scores))
 
 
-def test_cross_validate_routes_privileged_features(routing, data):
+def test_cross_validate_routes_privileged_features(routing, data, engine):
     X, Xs, y = data
-    est = PBC(mode="kbpib", n_estimators=10, random_state=0).set_fit_request(
+    est = PBC(mode="kbpib", n_estimators=10, random_state=0, engine=engine).set_fit_request(
         privileged_features=True)
     res = cross_validate(est, X, y, cv=3, params={"privileged_features": Xs})
     assert len(res["test_score"]) == 3
@@ -332,7 +354,7 @@ def test_cross_validate_routes_privileged_features(routing, data):
 
 def test_soft_label_train_score_is_cross_entropy(data):
     X, Xs, y = data
-    m = SoftLabelBoostingClassifier(n_estimators=15, random_state=0)
+    m = SoftLabelBoostingClassifier(n_estimators=15, random_state=0, engine="exact")
     m.fit(X, y, privileged_features=Xs)
     P = m.predict_proba(X)
     ce = -np.mean((m.soft_labels_ * np.log(P)).sum(axis=1))

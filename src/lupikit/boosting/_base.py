@@ -1,6 +1,8 @@
-"""Shared functional-gradient-boosting engine (private).
+"""Shared machinery of the boosting estimators, and the exact engine (private).
 
-One stage fits, for every tree-space column ``k``, a scikit-learn
+The estimators run on one of two engines: ``"hist"`` (XGBoost's histogram
+trees on soft labels, :mod:`._hist` and :mod:`._hist_dask`) or ``"exact"``,
+implemented here. One stage of the exact engine fits, for every tree-space column ``k``, a scikit-learn
 :class:`~sklearn.tree.DecisionTreeRegressor` to the negative gradient (the
 same squared-error trees that :class:`~sklearn.ensemble.GradientBoostingClassifier`
 grows), then optionally replaces each leaf value by a Newton step
@@ -16,14 +18,26 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.model_selection import train_test_split
 from sklearn.preprocessing import LabelEncoder
 from sklearn.tree import DecisionTreeRegressor
-from sklearn.utils import check_random_state
+from sklearn.utils import Bunch, check_random_state
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from .._validation import check_privileged_features
+from ._hist import check_max_bins, engine_params, margin_to_proba, predict_margin
+from ._hist_dask import (
+    as_dask_array,
+    check_aligned,
+    is_dask_collection,
+    predict_proba_dask,
+    random_split,
+    require_client,
+    y_unique,
+)
 from ._losses import _tree_space_proba, raw_to_proba
 
 _MAX_SEED = np.iinfo(np.int32).max
 _TREE_LEAF = -1
+ENGINES = ("hist", "exact")
 
 
 def _check_int(value, name, minimum, allow_none=False):
@@ -62,10 +76,23 @@ def _seeds(random_state):
 
 def _init_raw(Y):
     """Prior raw score: log-odds (binary) or log class priors (multi-class)."""
-    prior = np.clip(Y.mean(axis=0), 1e-12, 1 - 1e-12)
-    if Y.shape[1] == 2:
+    return _init_from_prior(Y.mean(axis=0))
+
+
+def _init_from_prior(prior):
+    """Start score from the class frequencies ``prior`` (shape (K,))."""
+    prior = np.clip(np.asarray(prior, dtype=np.float64), 1e-12, 1 - 1e-12)
+    if prior.shape[0] == 2:
         return np.array([np.log(prior[1] / prior[0])])
     return np.log(prior)
+
+
+def _one_hot_block(block, n_classes):
+    return np.eye(n_classes)[block]
+
+
+def _encode_block(block, classes):
+    return np.searchsorted(classes, block)
 
 
 def _stage_trees(X32, neg_grad, hess, raw, *, lr, tree_params, random_state,
@@ -127,6 +154,31 @@ class _BaseGradientBoosting(ClassifierMixin, BaseEstimator):
         _check_real(self.validation_fraction, "validation_fraction",
                     low=0.0, low_open=True, high=1.0, high_open=True)
         _check_real(self.tol, "tol", low=0.0)
+        self._engine = self._validate_engine()
+
+    def _validate_engine(self):
+        """The engine name, after checking the parameters that only one engine has."""
+        if not isinstance(self.engine, str) or self.engine not in ENGINES:
+            raise ValueError(f"engine must be 'hist' or 'exact', got {self.engine!r}.")
+        if self.n_jobs is not None and (
+            not isinstance(self.n_jobs, numbers.Integral) or isinstance(self.n_jobs, bool)
+            or self.n_jobs == 0
+        ):
+            raise ValueError(f"n_jobs must be None or a non-zero integer, got {self.n_jobs!r}.")
+        check_max_bins(self.max_bins)
+        if self.engine == "hist":
+            if self.leaf_values != "newton":
+                raise ValueError(
+                    f"leaf_values={self.leaf_values!r} needs engine='exact': the histogram "
+                    "engine's leaf values are Newton steps (leaf_values='newton')."
+                )
+            if self.min_samples_split != 2 or self.min_samples_leaf != 1:
+                raise ValueError(
+                    "min_samples_split and min_samples_leaf apply to engine='exact' only "
+                    f"(got {self.min_samples_split!r} and {self.min_samples_leaf!r}); XGBoost's "
+                    "histogram trees have no count-based limits."
+                )
+        return self.engine
 
     def _tree_params(self):
         return dict(
@@ -136,18 +188,117 @@ class _BaseGradientBoosting(ClassifierMixin, BaseEstimator):
         )
 
     def _validate_Xy(self, X, y):
-        X, y = validate_data(self, X, y, dtype=np.float32, order="C")
+        if self._engine == "hist":  # XGBoost takes float64 or float32 as given, and NaN as missing
+            X, y = validate_data(self, X, y, dtype=[np.float64, np.float32],
+                                 ensure_all_finite="allow-nan")
+        else:
+            X, y = validate_data(self, X, y, dtype=np.float32, order="C")
         check_classification_targets(y)
         enc = LabelEncoder().fit(y)
-        self.classes_ = enc.classes_
+        self._set_classes(enc.classes_)
+        y_enc = enc.transform(y)
+        return X, y_enc
+
+    def _set_classes(self, classes):
+        self.classes_ = classes
         if self.classes_.shape[0] < 2:
             raise ValueError(
                 "y contains only one class "
                 f"({self.classes_[0]!r}); a classifier needs at least 2 classes."
             )
         self.n_classes_ = self.classes_.shape[0]
-        y_enc = enc.transform(y)
-        return X, y_enc
+
+    # ------------------------------------------------- the histogram engine
+    def _hist_params(self, seed, *, builtin):
+        """XGBoost parameters: ``builtin`` for its own objectives, else the soft-label one."""
+        return engine_params(max_depth=self.max_depth, learning_rate=self._lr,
+                             max_bins=self.max_bins, n_jobs=self.n_jobs, seed=seed,
+                             n_classes=self.n_classes_, builtin=builtin)
+
+    def _prepare_hist(self, X, y, privileged_features, need_privileged):
+        """Training and validation parts for the histogram engine.
+
+        Returns a Bunch with ``X``, ``Xs`` (or None), ``Y`` (one-hot), ``y``
+        (class codes) of the training rows, ``X_val``/``Y_val`` (None without
+        early stopping), the start score ``init``, the row index ``rows`` of
+        the training part (NumPy; None without a split) and ``client`` (the
+        Dask client, None for NumPy input).
+        """
+        if is_dask_collection(X):
+            return self._prepare_hist_dask(X, y, privileged_features, need_privileged)
+        if is_dask_collection(privileged_features) or is_dask_collection(y):
+            raise TypeError(
+                "X is a NumPy/pandas array but y or privileged_features is a dask collection; "
+                "pass X, y and privileged_features all as NumPy or all as dask collections."
+            )
+        X, y_enc = self._validate_Xy(X, y)
+        n = X.shape[0]
+        Xs = None
+        if need_privileged or privileged_features is not None:
+            Xs = check_privileged_features(privileged_features, n, required=need_privileged,
+                                           allow_nan=True)
+        Y = np.eye(self.n_classes_)[y_enc]
+        tr, va = self._split(n, y_enc)
+        if va is None:
+            return Bunch(X=X, Xs=Xs, Y=Y, y=y_enc, X_val=None, Y_val=None, rows=None,
+                         init=_init_raw(Y), client=None)
+        return Bunch(X=X[tr], Xs=None if Xs is None else Xs[tr], Y=Y[tr], y=y_enc[tr],
+                     X_val=X[va], Y_val=Y[va], rows=tr, init=_init_raw(Y[tr]), client=None)
+
+    def _prepare_hist_dask(self, X, y, privileged_features, need_privileged):
+        X = as_dask_array(X, "X", 2)
+        y = as_dask_array(y, "y", 1)
+        if X.dtype.kind not in "fiub":
+            raise TypeError(f"X must be numeric, got a dask array of dtype {X.dtype}.")
+        Xs = None
+        if need_privileged or privileged_features is not None:
+            if privileged_features is None:
+                raise ValueError(
+                    "privileged_features is required by this estimator but was None; pass it "
+                    "as fit(X, y, privileged_features=...)."
+                )
+            Xs = as_dask_array(privileged_features, "privileged_features", 2)
+            if Xs.dtype.kind not in "fiub":
+                raise TypeError(f"privileged_features must be numeric, got dtype {Xs.dtype}.")
+        check_aligned(X, {"y": y, **({} if Xs is None else {"privileged_features": Xs})})
+        client = require_client()
+        self.n_features_in_ = int(X.shape[1])
+        self._set_classes(np.unique(np.asarray(y_unique(y))))
+        K = self.n_classes_
+        y_enc = y.map_blocks(_encode_block, self.classes_, dtype=np.int64)
+        Y = y_enc.map_blocks(_one_hot_block, K, dtype=np.float64, new_axis=1,
+                             chunks=(y_enc.chunks[0], (K,)))
+        parts = {"X": X, "Xs": Xs, "Y": Y, "y": y_enc}
+        val = None
+        if self.n_iter_no_change is not None:
+            mask = random_split(X, self.validation_fraction, self.random_state)
+            val = {k: v[mask] for k, v in parts.items() if k in ("X", "Y")}
+            parts = {k: None if v is None else v[~mask] for k, v in parts.items()}
+            for group in (parts, val):
+                for k, v in group.items():
+                    if v is not None:
+                        group[k] = v.compute_chunk_sizes()
+        prior = parts["Y"].mean(axis=0).compute()
+        return Bunch(X=parts["X"], Xs=parts["Xs"], Y=parts["Y"], y=parts["y"],
+                     X_val=None if val is None else val["X"], Y_val=None if val is None else val["Y"],
+                     rows=None, init=_init_from_prior(prior), client=client)
+
+    def _check_dask_X(self, X):
+        X = as_dask_array(X, "X", 2)
+        if X.shape[1] != self.n_features_in_:
+            raise ValueError(
+                f"X has {X.shape[1]} features, but {type(self).__name__} is expecting "
+                f"{self.n_features_in_} features as input."
+            )
+        return X
+
+    def _finish_hist(self, init, val_scores):
+        self._init = init
+        self.n_estimators_ = int(self.booster_.num_boosted_rounds())
+        self.best_iteration_ = self.n_estimators_
+        self.validation_score_ = val_scores
+        self.train_score_ = np.empty(0)
+        return self
 
     def _split(self, n, y_enc):
         """Indices of the training and validation parts (all / none without early stop)."""
@@ -248,7 +399,17 @@ class _BaseGradientBoosting(ClassifierMixin, BaseEstimator):
 
     def _check_X(self, X):
         check_is_fitted(self)
+        if self._engine == "hist":
+            return validate_data(self, X, dtype=[np.float64, np.float32], reset=False,
+                                 ensure_all_finite="allow-nan")
         return validate_data(self, X, dtype=np.float32, order="C", reset=False)
+
+    def _hist_input(self, X):
+        """Validated NumPy rows, or a dask array checked against the fitted width."""
+        check_is_fitted(self)
+        if is_dask_collection(X):
+            return self._check_dask_X(X)
+        return self._check_X(X)
 
     def decision_function(self, X):
         """Raw scores: log-odds of ``classes_[1]`` (binary) or softmax scores.
@@ -261,6 +422,11 @@ class _BaseGradientBoosting(ClassifierMixin, BaseEstimator):
         -------
         ndarray of shape (n_samples,) or (n_samples, n_classes)
         """
+        if getattr(self, "_engine", None) == "hist":
+            X = self._hist_input(X)
+            if is_dask_collection(X):
+                raise TypeError("decision_function takes NumPy rows; use predict_proba on dask arrays.")
+            return np.asarray(predict_margin(self.booster_, X, self._init), dtype=np.float64)
         X32 = self._check_X(X)
         raw = self._raw_predict_with(self.estimators_, X32)
         return raw[:, 0] if raw.shape[1] == 1 else raw
@@ -270,12 +436,19 @@ class _BaseGradientBoosting(ClassifierMixin, BaseEstimator):
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
+        X : array-like or dask array of shape (n_samples, n_features)
+            A dask array (histogram engine) gives a dask array, computed
+            block by block where the blocks are.
 
         Returns
         -------
-        ndarray of shape (n_samples, n_classes)
+        ndarray or dask array of shape (n_samples, n_classes)
         """
+        if getattr(self, "_engine", None) == "hist":
+            X = self._hist_input(X)
+            if is_dask_collection(X):
+                return predict_proba_dask(self.booster_, X, self._init)
+            return margin_to_proba(predict_margin(self.booster_, X, self._init))
         X32 = self._check_X(X)
         return raw_to_proba(self._raw_predict_with(self.estimators_, X32))
 
@@ -284,13 +457,17 @@ class _BaseGradientBoosting(ClassifierMixin, BaseEstimator):
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
+        X : array-like or dask array of shape (n_samples, n_features)
 
         Returns
         -------
-        ndarray of shape (n_samples,)
+        ndarray or dask array of shape (n_samples,)
         """
         proba = self.predict_proba(X)
+        if is_dask_collection(proba):
+            classes = self.classes_
+            return proba.map_blocks(lambda b: classes[np.argmax(b, axis=1)], drop_axis=1,
+                                    dtype=classes.dtype)
         return self.classes_[np.argmax(proba, axis=1)]
 
     def staged_predict_proba(self, X):
@@ -304,6 +481,11 @@ class _BaseGradientBoosting(ClassifierMixin, BaseEstimator):
         ------
         ndarray of shape (n_samples, n_classes)
         """
+        if getattr(self, "_engine", None) == "hist":
+            X = self._check_X(X)
+            for m in range(1, self.n_estimators_ + 1):
+                yield margin_to_proba(predict_margin(self.booster_, X, self._init, (0, m)))
+            return
         X32 = self._check_X(X)
         raw = np.tile(self._init, (X32.shape[0], 1))
         for trees in self.estimators_:
@@ -312,5 +494,5 @@ class _BaseGradientBoosting(ClassifierMixin, BaseEstimator):
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
-        tags.input_tags.allow_nan = False
+        tags.input_tags.allow_nan = self.engine == "hist"
         return tags

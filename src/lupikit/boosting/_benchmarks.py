@@ -54,7 +54,14 @@ TASKS = ("breast_cancer", "lupi_synthetic", "adult", "compas", "german")
 
 
 def _one_hot(frame):
-    return pd.get_dummies(frame, dtype=float)
+    """One-hot columns; a missing category makes all of its column's dummies NaN."""
+    dummies = pd.get_dummies(frame, dtype=float)
+    for col in frame.columns:
+        missing = frame[col].isna().to_numpy()
+        if missing.any() and not pd.api.types.is_numeric_dtype(frame[col]):
+            cols = [c for c in dummies.columns if c.startswith(f"{col}_")]
+            dummies.loc[missing, cols] = np.nan
+    return dummies
 
 
 def _subsample(rng, y, n):
@@ -66,7 +73,7 @@ def _subsample(rng, y, n):
     return np.sort(idx)
 
 
-def load_privileged_task(name, *, n_samples=None, random_state=None):
+def load_privileged_task(name, *, n_samples=None, random_state=None, keep_missing=False):
     """Load one of the Part I tasks as ``(X, X*, y, sensitive)``.
 
     Parameters
@@ -78,6 +85,11 @@ def load_privileged_task(name, *, n_samples=None, random_state=None):
         the synthetic task; 2000 rows if None for ``"lupi_synthetic"``).
     random_state : int, RandomState instance or None, default=None
         Seeds the subsample and the synthetic generator.
+    keep_missing : bool, default=False
+        Adult only: keep the 3,620 rows with a missing category (48,842 rows
+        in all instead of 45,222); the one-hot columns of a missing category
+        are NaN there, for estimators that handle missing values (the
+        histogram engine of :class:`PrivilegedBoostingClassifier`).
 
     Returns
     -------
@@ -99,6 +111,8 @@ def load_privileged_task(name, *, n_samples=None, random_state=None):
         not isinstance(n_samples, numbers.Integral) or n_samples < 10
     ):
         raise ValueError(f"n_samples must be an integer >= 10 or None, got {n_samples!r}.")
+    if not isinstance(keep_missing, bool):
+        raise TypeError(f"keep_missing must be True or False, got {keep_missing!r}.")
     rng = check_random_state(random_state)
     sensitive = None
     if name == "lupi_synthetic":
@@ -123,14 +137,16 @@ def load_privileged_task(name, *, n_samples=None, random_state=None):
         descr = ("Wisconsin diagnostic breast cancer (scikit-learn); positive = "
                  "malignant; X* = the 10 'worst' measurements.")
     elif name == "adult":
-        b = load_adult(subset="all")
+        b = load_adult(subset="all", dropna=not keep_missing)
         sens = ["sex", "race"]
         X_df = _one_hot(b.data.drop(columns=sens))
         S_df = _one_hot(b.data[sens])
         X, X_star, y = X_df.to_numpy(), S_df.to_numpy(), b.target
         fn, pn = list(X_df.columns), list(S_df.columns)
         sensitive = (b.data["sex"] == "Female").to_numpy().astype(int)
-        descr = "UCI Adult (train + test); X* = sex, race; groups: female vs male."
+        descr = ("UCI Adult (train + test" + (", rows with missing values kept as NaN" if keep_missing
+                                              else ", rows with missing values dropped")
+                 + "); X* = sex, race; groups: female vs male.")
     elif name == "compas":
         b = load_compas()
         sens = ["race", "sex"]

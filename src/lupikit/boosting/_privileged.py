@@ -1,5 +1,7 @@
 """Privileged-information gradient boosting: NF, KbPIB and JPIB."""
 
+from functools import partial
+
 import numpy as np
 from sklearn.base import clone
 from sklearn.exceptions import NotFittedError
@@ -7,14 +9,27 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._validation import check_privileged_features
 from ._base import (
+    _MAX_SEED,
     _BaseGradientBoosting,
-    _seeds,
     _check_real,
     _mean_log_loss,
+    _seeds,
+)
+from ._hist import boost, boost_jpib, margin_to_proba, predict_margin, soft_label_objective
+from ._hist_dask import (
+    as_dask_array,
+    boost_dask,
+    boost_jpib_dask,
+    is_dask_collection,
+    predict_proba_dask,
 )
 from ._losses import privileged_loss, raw_to_proba
 
 __all__ = ["PrivilegedBoostingClassifier"]
+
+
+def _decode_block(block, classes):
+    return classes[block]
 
 
 def _is_fitted(est):
@@ -82,6 +97,17 @@ class PrivilegedBoostingClassifier(_BaseGradientBoosting):
     multi-class (softmax, one tree per class and iteration) targets are
     supported. Predictions use ``X`` only.
 
+    Two engines grow the trees. ``engine="hist"`` (the default) boosts
+    XGBoost's histogram trees on the soft labels ``(Y + alpha q) / (1 + alpha)``
+    with row weights ``1 + alpha``, which is the same objective (its gradient
+    and hessian are those above): NF is XGBoost's own log-loss model, two
+    classes run entirely inside XGBoost, and inputs may hold missing values
+    (NaN, routed by XGBoost's learned default directions) or be dask
+    collections, fitted on the active ``distributed.Client``'s cluster.
+    ``engine="exact"`` grows scikit-learn regression trees on the gradients
+    (exact splits, the reference implementation; NF then reproduces
+    scikit-learn's ``GradientBoostingClassifier``).
+
     Parameters
     ----------
     mode : {"kbpib", "jpib", "nf"}, default="kbpib"
@@ -122,17 +148,43 @@ class PrivilegedBoostingClassifier(_BaseGradientBoosting):
     tol : float, default=1e-4
         Minimal improvement of the validation log-loss.
     random_state : int, RandomState instance or None, default=None
-        Seeds the trees (feature permutations) and the validation split.
+        Seeds the trees (feature permutations of the exact engine) and the
+        validation split.
+    engine : {"hist", "exact"}, default="hist"
+        ``"hist"``: XGBoost's histogram trees (``tree_method="hist"``) on soft
+        labels; ``"exact"``: scikit-learn's exact regression trees. What
+        differs between them: the hist engine bins every feature into at most
+        ``max_bins`` quantile bins and chooses splits by XGBoost's Newton gain
+        (the exact engine by the squared error of the gradients); it has no
+        count-based limits (``min_samples_split`` and ``min_samples_leaf`` must
+        keep their defaults), only Newton leaves (``leaf_values="newton"``),
+        and no leaf-value regularisation (``reg_lambda=0``,
+        ``min_child_weight=0``, as the exact engine); for more than two
+        classes its Newton step uses XGBoost's hessian ``2 p (1 - p)`` where
+        the exact engine uses scikit-learn's ``K / (K - 1) p (1 - p)``; and it
+        does not evaluate the training objective (``train_score_`` is empty),
+        as XGBoost does not by default.
+    n_jobs : int or None, default=None
+        Threads of the hist engine (None: XGBoost's default, all cores unless
+        ``OMP_NUM_THREADS`` says otherwise; -1: all cores). The exact engine
+        uses one thread.
+    max_bins : int, default=256
+        Hist engine: the largest number of bins per feature (XGBoost's
+        ``max_bin``).
 
     Attributes
     ----------
     classes_ : ndarray of shape (n_classes,)
     n_classes_ : int
     n_features_in_ : int
+    booster_ : xgboost.Booster
+        Hist engine: the student's trees (start score excluded).
+    privileged_booster_ : xgboost.Booster or None
+        Hist engine, JPIB only: the trees on ``X*``.
     estimators_ : ndarray of DecisionTreeRegressor, shape (n_estimators, K) with ``n_estimators = n_estimators_``
-        Student trees (``K = 1`` for two classes).
+        Exact engine: the student trees (``K = 1`` for two classes).
     privileged_estimators_ : ndarray of DecisionTreeRegressor
-        JPIB only: the trees on ``X*``.
+        Exact engine, JPIB only: the trees on ``X*``.
     teacher_ : estimator or None
         KbPIB only: the fitted teacher (None if probabilities were given).
     teacher_proba_ : ndarray of shape (n_train, n_classes) or None
@@ -142,7 +194,8 @@ class PrivilegedBoostingClassifier(_BaseGradientBoosting):
     best_iteration_ : int
         Iteration with the smallest validation log-loss (= ``n_estimators_``).
     train_score_ : ndarray of shape (n_iterations,)
-        Mean training objective (NLL + alpha KL for the student) per iteration.
+        Exact engine: mean training objective (NLL + alpha KL for the
+        student) per iteration. Empty for the hist engine.
     validation_score_ : ndarray or None
         Student's validation log-loss per iteration (early stopping only).
 
@@ -173,8 +226,20 @@ class PrivilegedBoostingClassifier(_BaseGradientBoosting):
     >>> clf = clf.fit(X, y, privileged_features=X_star)
     >>> clf.predict_proba(X[:2]).shape
     (2, 2)
-    >>> clf.privileged_estimators_.shape
+    >>> clf.privileged_booster_.num_boosted_rounds()
+    20
+    >>> exact = PrivilegedBoostingClassifier(mode="jpib", engine="exact",
+    ...                                      n_estimators=20, random_state=0)
+    >>> exact.fit(X, y, privileged_features=X_star).privileged_estimators_.shape
     (20, 1)
+
+    On a Dask cluster (``pip install 'lupikit[dask]'``), with ``X``, ``y`` and
+    ``X_star`` as dask arrays partitioned alike by rows::
+
+        from distributed import Client
+        client = Client("tcp://scheduler:8786")
+        clf.fit(dX, dy, privileged_features=dX_star)   # trains on the workers
+        clf.predict_proba(dX)                           # a dask array
     """
 
     def __init__(
@@ -192,6 +257,9 @@ class PrivilegedBoostingClassifier(_BaseGradientBoosting):
         n_iter_no_change=None,
         tol=1e-4,
         random_state=None,
+        engine="hist",
+        n_jobs=None,
+        max_bins=256,
     ):
         self.mode = mode
         self.alpha = alpha
@@ -206,6 +274,9 @@ class PrivilegedBoostingClassifier(_BaseGradientBoosting):
         self.n_iter_no_change = n_iter_no_change
         self.tol = tol
         self.random_state = random_state
+        self.engine = engine
+        self.n_jobs = n_jobs
+        self.max_bins = max_bins
 
     def _nf_copy(self, random_state):
         return PrivilegedBoostingClassifier(
@@ -215,7 +286,8 @@ class PrivilegedBoostingClassifier(_BaseGradientBoosting):
             min_samples_leaf=self.min_samples_leaf,
             validation_fraction=self.validation_fraction,
             n_iter_no_change=self.n_iter_no_change, tol=self.tol,
-            random_state=random_state,
+            random_state=random_state, engine=self.engine, n_jobs=self.n_jobs,
+            max_bins=self.max_bins,
         )
 
     def fit(self, X, y, privileged_features=None):
@@ -223,11 +295,15 @@ class PrivilegedBoostingClassifier(_BaseGradientBoosting):
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
-            Regular features (available at test time).
-        y : array-like of shape (n_samples,)
+        X : array-like or dask collection of shape (n_samples, n_features)
+            Regular features (available at test time). The hist engine
+            accepts NaN as a missing value, and dask arrays or dataframes
+            (then ``y`` and ``privileged_features`` must be dask collections
+            partitioned alike, and the fit runs on the active
+            ``distributed.Client``'s cluster).
+        y : array-like or dask collection of shape (n_samples,)
             Class labels.
-        privileged_features : array-like of shape (n_samples, n_privileged), default=None
+        privileged_features : array-like or dask collection of shape (n_samples, n_privileged), default=None
             Privileged features ``X*`` (training only). Required for
             ``mode="jpib"`` and for ``mode="kbpib"`` unless ``teacher`` is an
             array of probabilities; ignored for ``mode="nf"``.
@@ -249,12 +325,26 @@ class PrivilegedBoostingClassifier(_BaseGradientBoosting):
             )
         teacher_is_array = teacher is not None and not hasattr(teacher, "fit") \
             and not hasattr(teacher, "predict_proba")
+        if teacher_is_array and not (isinstance(teacher, (list, tuple)) or hasattr(teacher, "__array__")):
+            raise TypeError(
+                "teacher must be None, an estimator with predict_proba or an array of "
+                f"probabilities; got {type(teacher).__name__}."
+            )
         if teacher is not None and not teacher_is_array and not hasattr(teacher, "predict_proba"):
             raise TypeError(
                 f"teacher must have a predict_proba method; {type(teacher).__name__} "
                 "has none."
             )
 
+        if self._engine == "hist":
+            return self._fit_hist(X, y, privileged_features, alpha, teacher, teacher_is_array)
+        if any(is_dask_collection(a) for a in (X, y, privileged_features)):
+            raise TypeError("engine='exact' takes NumPy or pandas input; fit dask collections "
+                            "with engine='hist'.")
+        return self._fit_exact(X, y, privileged_features, alpha, teacher, teacher_is_array)
+
+    def _fit_exact(self, X, y, privileged_features, alpha, teacher, teacher_is_array):
+        """The exact engine: scikit-learn trees on the gradients (``_base``)."""
         X32, y_enc = self._validate_Xy(X, y)
         n = X32.shape[0]
         K = self.n_classes_
@@ -342,6 +432,81 @@ class PrivilegedBoostingClassifier(_BaseGradientBoosting):
                            X_priv=Xs_tr, rs_priv=np.random.RandomState(priv_seed),
                            priv_gradient_fn=pgrad)
 
+    def _fit_hist(self, X, y, privileged_features, alpha, teacher, teacher_is_array):
+        """The histogram engine: XGBoost on soft labels (``_hist``, ``_hist_dask``)."""
+        need_priv = self.mode == "jpib" or (self.mode == "kbpib" and not teacher_is_array)
+        d = self._prepare_hist(X, y, privileged_features if self.mode != "nf" else None,
+                               need_priv)
+        K = self.n_classes_
+        rs_student, priv_seed = _seeds(self.random_state)
+        seed = int(rs_student.randint(_MAX_SEED))
+        run = boost if d.client is None else partial(boost_dask, d.client)
+        run_jpib = boost_jpib if d.client is None else partial(boost_jpib_dask, d.client)
+        early = dict(X_val=d.X_val, Y_val=d.Y_val, n_iter_no_change=self.n_iter_no_change,
+                     tol=self.tol)
+        own = self._hist_params(seed, builtin=True)  # XGBoost's own log-loss
+        soft = dict(params=own, objective=None) if K == 2 else dict(
+            params=self._hist_params(seed, builtin=False), objective=soft_label_objective)
+        nf_label = d.Y[:, 1] if K == 2 else d.y
+        self.teacher_ = self.teacher_proba_ = self.privileged_booster_ = None
+        if self.mode == "kbpib":
+            Q = self._teacher_proba_hist(d, teacher, teacher_is_array, priv_seed)
+            self.teacher_proba_ = Q
+        if self.mode == "nf" or alpha == 0:
+            # no KL term: the engine's own model; JPIB's privileged trees do not
+            # feed back and are the NF model on X* for as many rounds
+            self.booster_, val = run(d.X, nf_label, None, d.init, params=own,
+                                     n_rounds=self._n_est, **early)
+            if self.mode == "jpib":
+                self.privileged_booster_, _ = run(
+                    d.Xs, nf_label, None, d.init, params=own,
+                    n_rounds=int(self.booster_.num_boosted_rounds()))
+        elif self.mode == "kbpib":
+            T = (d.Y + alpha * Q) / (1.0 + alpha)
+            self.booster_, val = run(d.X, T[:, 1] if K == 2 else T, 1.0 + alpha, d.init,
+                                     n_rounds=self._n_est, **soft, **early)
+        else:
+            self.booster_, self.privileged_booster_, val = run_jpib(
+                d.X, d.Xs, d.Y, alpha, d.init, n_rounds=self._n_est, **soft, **early)
+        if self.mode == "jpib":
+            self._n_privileged = d.Xs.shape[1]
+        return self._finish_hist(d.init, val)
+
+    def _teacher_proba_hist(self, d, teacher, teacher_is_array, priv_seed):
+        """The teacher's probabilities on the training rows (KbPIB, hist engine)."""
+        n = d.X.shape[0]
+        if d.client is not None and (teacher_is_array or (teacher is not None and not _is_fitted(teacher))):
+            raise TypeError(
+                "with dask collections, teacher must be None (a booster on X* is fitted on the "
+                "cluster) or a fitted estimator whose predict_proba takes a dask array."
+            )
+        if teacher_is_array:
+            Qfull = _teacher_matrix(teacher, self.classes_)
+            n_all = n if d.rows is None else n + d.X_val.shape[0]
+            if Qfull.shape[0] != n_all:
+                raise ValueError(
+                    f"teacher has {Qfull.shape[0]} rows of probabilities but X has {n_all} samples."
+                )
+            return Qfull if d.rows is None else Qfull[d.rows]
+        labels = self.classes_[d.y] if d.client is None else d.y.map_blocks(
+            _decode_block, self.classes_, dtype=self.classes_.dtype)
+        if teacher is None:
+            fitted = self._nf_copy(priv_seed).fit(d.Xs, labels)
+        elif _is_fitted(teacher):
+            fitted = teacher
+        else:
+            fitted = clone(teacher).fit(d.Xs, labels)
+        self.teacher_ = fitted
+        proba = fitted.predict_proba(d.Xs)
+        if d.client is not None:
+            if not is_dask_collection(proba):
+                raise TypeError(
+                    f"teacher {type(fitted).__name__}.predict_proba returned "
+                    f"{type(proba).__name__} for a dask array; it must return a dask array."
+                )
+            return as_dask_array(proba, "teacher.predict_proba(privileged_features)", 2)
+        return _teacher_matrix(proba, self.classes_, getattr(fitted, "classes_", None))
+
     def predict_privileged_proba(self, privileged_features):
         """Probabilities of the privileged model (the teacher) from ``X*``.
 
@@ -357,8 +522,25 @@ class PrivilegedBoostingClassifier(_BaseGradientBoosting):
         ndarray of shape (n_samples, n_classes)
         """
         check_is_fitted(self)
+        if self._engine == "hist" and self.mode == "jpib":
+            if is_dask_collection(privileged_features):
+                Xs = as_dask_array(privileged_features, "privileged_features", 2)
+            else:
+                Xs = check_privileged_features(
+                    privileged_features, np.asarray(privileged_features).shape[0], allow_nan=True)
+            if Xs.shape[1] != self._n_privileged:
+                raise ValueError(
+                    f"privileged_features has {Xs.shape[1]} columns but the model "
+                    f"was fitted with {self._n_privileged}."
+                )
+            if is_dask_collection(Xs):
+                return predict_proba_dask(self.privileged_booster_, Xs, self._init)
+            return margin_to_proba(predict_margin(self.privileged_booster_, Xs, self._init))
+        if self.mode == "kbpib" and self.teacher_ is not None and is_dask_collection(privileged_features):
+            return self.teacher_.predict_proba(privileged_features)
         Xs = check_privileged_features(
-            privileged_features, np.asarray(privileged_features).shape[0]
+            privileged_features, np.asarray(privileged_features).shape[0],
+            allow_nan=self._engine == "hist",
         )
         if self.mode == "jpib":
             if Xs.shape[1] != self._n_privileged:

@@ -1,14 +1,18 @@
 """Soft-label distillation baseline: boosting on blended teacher labels."""
 
+from functools import partial
+
 import numpy as np
 from sklearn.base import clone
 from sklearn.ensemble import GradientBoostingClassifier
 from sklearn.model_selection import StratifiedKFold, cross_val_predict
 
 from .._validation import check_privileged_features
-from ._base import _BaseGradientBoosting, _seeds, _check_int, _check_real
+from ._base import _MAX_SEED, _BaseGradientBoosting, _check_int, _check_real, _seeds
+from ._hist import boost, soft_label_objective
+from ._hist_dask import as_dask_array, boost_dask, is_dask_collection
 from ._losses import privileged_loss
-from ._privileged import _is_fitted, _teacher_matrix
+from ._privileged import PrivilegedBoostingClassifier, _decode_block, _is_fitted, _teacher_matrix
 
 __all__ = ["SoftLabelBoostingClassifier"]
 
@@ -36,15 +40,19 @@ class SoftLabelBoostingClassifier(_BaseGradientBoosting):
         Weight in [0, 1) of the teacher in the blended target.
     teacher : None or estimator, default=None
         Classifier with ``predict_proba`` fitted on ``(X*, y)`` (a clone, unless
-        already fitted and ``teacher_cv`` is None). ``None`` uses
-        ``GradientBoostingClassifier`` with the same ``n_estimators``,
-        ``learning_rate`` and ``max_depth``.
+        already fitted and ``teacher_cv`` is None). ``None`` uses a booster of
+        the same engine with the same ``n_estimators``, ``learning_rate`` and
+        ``max_depth``: XGBoost's own log-loss model (``engine="hist"``) or
+        scikit-learn's ``GradientBoostingClassifier`` (``engine="exact"``).
     teacher_cv : int or None, default=None
         If an int, the soft labels are out-of-fold teacher predictions from
         that many stratified folds; None uses in-sample predictions.
     n_estimators, learning_rate, max_depth, leaf_values, min_samples_split, \
-min_samples_leaf, validation_fraction, n_iter_no_change, tol, random_state
-        As in :class:`PrivilegedBoostingClassifier`.
+min_samples_leaf, validation_fraction, n_iter_no_change, tol, random_state, \
+engine, n_jobs, max_bins
+        As in :class:`PrivilegedBoostingClassifier`. The hist engine boosts
+        XGBoost's ``binary:logistic`` on the soft labels (two classes) or the
+        soft-label softmax objective (more).
 
     Attributes
     ----------
@@ -54,8 +62,10 @@ min_samples_leaf, validation_fraction, n_iter_no_change, tol, random_state
         Number of classes.
     n_features_in_ : int
         Number of features seen in ``fit``.
+    booster_ : xgboost.Booster
+        Hist engine: the trees, as in :class:`PrivilegedBoostingClassifier`.
     estimators_ : ndarray of DecisionTreeRegressor
-        The trees, as in :class:`PrivilegedBoostingClassifier`.
+        Exact engine: the trees, as in :class:`PrivilegedBoostingClassifier`.
     n_estimators_ : int
         Number of iterations kept.
     best_iteration_ : int
@@ -63,7 +73,8 @@ min_samples_leaf, validation_fraction, n_iter_no_change, tol, random_state
     validation_score_ : ndarray
         Validation log-loss per iteration, as in :class:`PrivilegedBoostingClassifier`.
     train_score_ : ndarray of shape (n_iterations,)
-        Mean cross-entropy to the soft labels per iteration.
+        Exact engine: mean cross-entropy to the soft labels per iteration
+        (empty for the hist engine).
     teacher_ : estimator
         The teacher fitted on all training rows.
     soft_labels_ : ndarray of shape (n_train, n_classes)
@@ -95,6 +106,9 @@ min_samples_leaf, validation_fraction, n_iter_no_change, tol, random_state
         n_iter_no_change=None,
         tol=1e-4,
         random_state=None,
+        engine="hist",
+        n_jobs=None,
+        max_bins=256,
     ):
         self.soft_weight = soft_weight
         self.teacher = teacher
@@ -109,15 +123,19 @@ min_samples_leaf, validation_fraction, n_iter_no_change, tol, random_state
         self.n_iter_no_change = n_iter_no_change
         self.tol = tol
         self.random_state = random_state
+        self.engine = engine
+        self.n_jobs = n_jobs
+        self.max_bins = max_bins
 
     def fit(self, X, y, privileged_features=None):
         """Fit the teacher on ``X*`` and the student on blended soft labels.
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
-        y : array-like of shape (n_samples,)
-        privileged_features : array-like of shape (n_samples, n_privileged)
+        X : array-like or dask collection of shape (n_samples, n_features)
+            As in :meth:`PrivilegedBoostingClassifier.fit`.
+        y : array-like or dask collection of shape (n_samples,)
+        privileged_features : array-like or dask collection of shape (n_samples, n_privileged)
             Required.
 
         Returns
@@ -132,6 +150,62 @@ min_samples_leaf, validation_fraction, n_iter_no_change, tol, random_state
                 f"teacher must have a predict_proba method; "
                 f"{type(self.teacher).__name__} has none."
             )
+        if self._engine == "hist":
+            return self._fit_hist(X, y, privileged_features, lam)
+        if any(is_dask_collection(a) for a in (X, y, privileged_features)):
+            raise TypeError("engine='exact' takes NumPy or pandas input; fit dask collections "
+                            "with engine='hist'.")
+        return self._fit_exact(X, y, privileged_features, lam)
+
+    def _default_teacher(self, seed):
+        if self._engine == "hist":
+            return PrivilegedBoostingClassifier(
+                mode="nf", n_estimators=self.n_estimators, learning_rate=self.learning_rate,
+                max_depth=self.max_depth, random_state=seed, engine="hist",
+                n_jobs=self.n_jobs, max_bins=self.max_bins,
+            )
+        return GradientBoostingClassifier(
+            n_estimators=self.n_estimators, learning_rate=self.learning_rate,
+            max_depth=self.max_depth, random_state=seed,
+        )
+
+    def _fit_hist(self, X, y, privileged_features, lam):
+        d = self._prepare_hist(X, y, privileged_features, True)
+        K = self.n_classes_
+        rs_student, teacher_seed = _seeds(self.random_state)
+        teacher = self._default_teacher(teacher_seed) if self.teacher is None else self.teacher
+        if d.client is None:
+            labels = self.classes_[d.y]
+            if self.teacher_cv is not None:
+                cv = StratifiedKFold(self.teacher_cv, shuffle=True, random_state=teacher_seed)
+                proba = cross_val_predict(clone(teacher), d.Xs, labels, cv=cv, method="predict_proba")
+                self.teacher_ = clone(teacher).fit(d.Xs, labels)
+            else:
+                self.teacher_ = teacher if (self.teacher is not None and _is_fitted(teacher)) \
+                    else clone(teacher).fit(d.Xs, labels)
+                proba = self.teacher_.predict_proba(d.Xs)
+            Q = _teacher_matrix(proba, self.classes_, getattr(self.teacher_, "classes_", None))
+        else:
+            if self.teacher_cv is not None or self.teacher is not None:
+                raise TypeError("with dask collections, teacher must be None and teacher_cv None "
+                                "(the teacher is a booster fitted on the cluster).")
+            labels = d.y.map_blocks(_decode_block, self.classes_, dtype=self.classes_.dtype)
+            self.teacher_ = clone(teacher).fit(d.Xs, labels)
+            Q = as_dask_array(self.teacher_.predict_proba(d.Xs), "teacher probabilities", 2)
+        T = (1.0 - lam) * d.Y + lam * Q
+        self.soft_labels_ = T
+        seed = int(rs_student.randint(_MAX_SEED))
+        run = boost if d.client is None else partial(boost_dask, d.client)
+        if K == 2:
+            kw = dict(params=self._hist_params(seed, builtin=True), objective=None)
+        else:
+            kw = dict(params=self._hist_params(seed, builtin=False), objective=soft_label_objective)
+        self.booster_, val = run(d.X, T[:, 1] if K == 2 else T, None, d.init, n_rounds=self._n_est,
+                                 X_val=d.X_val, Y_val=d.Y_val,
+                                 n_iter_no_change=self.n_iter_no_change, tol=self.tol, **kw)
+        return self._finish_hist(d.init, val)
+
+    def _fit_exact(self, X, y, privileged_features, lam):
         X32, y_enc = self._validate_Xy(X, y)
         n = X32.shape[0]
         K = self.n_classes_
@@ -140,13 +214,7 @@ min_samples_leaf, validation_fraction, n_iter_no_change, tol, random_state
         tr, va = self._split(n, y_enc)
         sub = (lambda a: a[tr]) if va is not None else (lambda a: a)
         Xs_tr, yl_tr = sub(X_star), self.classes_[sub(y_enc)]
-        if self.teacher is None:
-            teacher = GradientBoostingClassifier(
-                n_estimators=self.n_estimators, learning_rate=self.learning_rate,
-                max_depth=self.max_depth, random_state=teacher_seed,
-            )
-        else:
-            teacher = self.teacher
+        teacher = self._default_teacher(teacher_seed) if self.teacher is None else self.teacher
         if self.teacher_cv is not None:
             cv = StratifiedKFold(self.teacher_cv, shuffle=True, random_state=teacher_seed)
             proba = cross_val_predict(clone(teacher), Xs_tr, yl_tr, cv=cv,

@@ -45,17 +45,21 @@ def _open(name):
     return gzip.open(resources.files("lupikit.datasets").joinpath("data", name).open("rb"), "rt")
 
 
-def load_adult(*, subset="train"):
+def load_adult(*, subset="train", dropna=True):
     """Load the UCI Adult (census income) data set.
 
     Predict whether income exceeds $50K/yr from 1994 US census records.
-    Rows with missing values ("?") are dropped, as is usual.
+    Rows with missing values ("?", in workclass, occupation and
+    native_country) are dropped, as is usual, unless ``dropna=False``.
 
     Parameters
     ----------
     subset : {"train", "test", "all"}, default="train"
         The original split: 30,162 training rows and 15,060 test rows after
-        dropping missing values.
+        dropping missing values (32,561 and 16,281, 48,842 in all, with them).
+    dropna : bool, default=True
+        Drop the rows with a missing value; ``False`` keeps them, with NaN in
+        the missing fields.
 
     Returns
     -------
@@ -74,6 +78,8 @@ def load_adult(*, subset="train"):
     """
     if subset not in ("train", "test", "all"):
         raise ValueError(f"subset must be 'train', 'test' or 'all', got {subset!r}.")
+    if not isinstance(dropna, bool):
+        raise TypeError(f"dropna must be True or False, got {dropna!r}.")
     frames = []
     for part, fname, skip in (("train", "adult.data.gz", 0), ("test", "adult.test.gz", 1)):
         if subset in (part, "all"):
@@ -83,7 +89,9 @@ def load_adult(*, subset="train"):
                     skipinitialspace=True, na_values="?",
                 )
             frames.append(df)
-    frame = pd.concat(frames, ignore_index=True).dropna().reset_index(drop=True)
+    frame = pd.concat(frames, ignore_index=True)
+    if dropna:
+        frame = frame.dropna().reset_index(drop=True)
     frame["income"] = frame["income"].str.rstrip(".")
     target = (frame["income"] == ">50K").to_numpy().astype(int)
     return Bunch(
