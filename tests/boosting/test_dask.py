@@ -123,6 +123,20 @@ def test_dask_input_errors(client, big):
     m = PBC(mode="nf", n_estimators=2, n_jobs=1).fit(dX, dy)
     with pytest.raises(ValueError, match="features"):
         m.predict_proba(dX[:, :5])
+    with pytest.raises(TypeError, match="NumPy rows"):
+        next(m.staged_predict_proba(dX))
+    with pytest.raises(TypeError, match="NumPy rows"):
+        m.decision_function(dX)
+
+
+def test_dask_worker_without_rows(client):
+    """One partition on two workers: the other builds empty matrices and must not fail."""
+    X, Xs, y = make_lupi_classification(3000, 6, 3, n_classes=3, random_state=2)
+    dX, dXs, dy = as_dask(X, Xs, y, chunk=3000)
+    for mode in ("kbpib", "jpib"):
+        m = PBC(mode=mode, n_estimators=6, n_iter_no_change=2, random_state=0, n_jobs=1)
+        m.fit(dX, dy, privileged_features=dXs)
+        assert m.score(X, y) > 0.5
 
 
 def test_dask_fit_without_a_client_is_a_clear_error(monkeypatch):

@@ -20,6 +20,7 @@ from lupikit.boosting import (
     privileged_loss,
     privileged_negative_gradient,
 )
+from lupikit.datasets import make_lupi_classification
 from lupikit.boosting._hist import (
     SOFTMAX_HESSIAN_SCALE,
     soft_label_gradient,
@@ -278,3 +279,48 @@ def test_staged_predict_proba_ends_at_predict_proba(data3):
     assert len(stages) == 12
     np.testing.assert_allclose(stages[-1], m.predict_proba(X))
     assert m.train_score_.size == 0  # the hist engine does not evaluate the training objective
+
+
+def test_values_beyond_float32_are_a_clear_error(data):
+    X, Xs, y = data
+    big = X.copy()
+    big[0, 1] = 1e39
+    with pytest.raises(ValueError, match="X has values beyond the float32 range"):
+        PBC(mode="nf", n_estimators=2).fit(big, y)
+    with pytest.raises(ValueError, match="privileged_features has values beyond"):
+        PBC(n_estimators=2).fit(X, y, privileged_features=np.where(Xs > 1, 1e39, Xs))
+    m = PBC(mode="nf", n_estimators=2).fit(X, y)
+    with pytest.raises(ValueError, match="float32"):
+        m.predict_proba(big)
+
+
+def test_every_class_keeps_a_training_row_when_stratifying_fails():
+    X, Xs, y = make_lupi_classification(60, 4, 2, n_classes=3, random_state=0)
+    y = y.copy()
+    y[7] = 3  # a class with one member cannot be stratified
+    for seed in range(30):
+        for engine in ("hist", "exact"):
+            m = PBC(mode="kbpib", n_estimators=5, n_iter_no_change=2, validation_fraction=0.3,
+                    random_state=seed, engine=engine).fit(X, y, privileged_features=Xs)
+            assert np.isfinite(m.predict_proba(X)).all()
+            assert m.teacher_proba_.shape[1] == 4
+
+
+def test_refit_with_the_other_engine_forgets_the_first(data):
+    X, Xs, y = data
+    m = PBC(mode="jpib", n_estimators=3).fit(X, y, privileged_features=Xs)
+    assert hasattr(m, "booster_")
+    m.set_params(engine="exact").fit(X, y, privileged_features=Xs)
+    assert not hasattr(m, "booster_") and not hasattr(m, "privileged_booster_")
+    m.set_params(engine="hist").fit(X, y, privileged_features=Xs)
+    assert not hasattr(m, "estimators_") and not hasattr(m, "privileged_estimators_")
+    with pytest.raises(ValueError, match="privileged_features is required"):
+        m.predict_privileged_proba(None)
+
+
+def test_soft_label_objective_on_an_empty_matrix():
+    # a Dask worker may hold no rows of a matrix
+    for shape in ((0,), (0, 3)):
+        d = xgb.DMatrix(np.empty((0, 2)), label=np.empty(shape))
+        g, h = soft_label_objective(np.empty(shape, dtype=np.float32), d)
+        assert g.shape == h.shape == shape

@@ -23,7 +23,13 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._validation import check_privileged_features
-from ._hist import check_max_bins, engine_params, margin_to_proba, predict_margin
+from ._hist import (
+    check_float32_range,
+    check_max_bins,
+    engine_params,
+    margin_to_proba,
+    predict_margin,
+)
 from ._hist_dask import (
     as_dask_array,
     check_aligned,
@@ -155,6 +161,7 @@ class _BaseGradientBoosting(ClassifierMixin, BaseEstimator):
                     low=0.0, low_open=True, high=1.0, high_open=True)
         _check_real(self.tol, "tol", low=0.0)
         self._engine = self._validate_engine()
+        self._forget_other_engine()
 
     def _validate_engine(self):
         """The engine name, after checking the parameters that only one engine has."""
@@ -191,6 +198,7 @@ class _BaseGradientBoosting(ClassifierMixin, BaseEstimator):
         if self._engine == "hist":  # XGBoost takes float64 or float32 as given, and NaN as missing
             X, y = validate_data(self, X, y, dtype=[np.float64, np.float32],
                                  ensure_all_finite="allow-nan")
+            check_float32_range(X, "X")
         else:
             X, y = validate_data(self, X, y, dtype=np.float32, order="C")
         check_classification_targets(y)
@@ -209,10 +217,15 @@ class _BaseGradientBoosting(ClassifierMixin, BaseEstimator):
         self.n_classes_ = self.classes_.shape[0]
 
     # ------------------------------------------------- the histogram engine
-    def _hist_params(self, seed, *, builtin):
-        """XGBoost parameters: ``builtin`` for its own objectives, else the soft-label one."""
+    def _hist_params(self, seed, *, builtin, distributed=False):
+        """XGBoost parameters: ``builtin`` for its own objectives, else the soft-label one.
+
+        On a cluster only a positive ``n_jobs`` is sent: None or -1 leave every
+        worker its own thread count (it would otherwise be the client's).
+        """
+        n_jobs = self.n_jobs if not distributed or (self.n_jobs or 0) > 0 else None
         return engine_params(max_depth=self.max_depth, learning_rate=self._lr,
-                             max_bins=self.max_bins, n_jobs=self.n_jobs, seed=seed,
+                             max_bins=self.max_bins, n_jobs=n_jobs, seed=seed,
                              n_classes=self.n_classes_, builtin=builtin)
 
     def _prepare_hist(self, X, y, privileged_features, need_privileged):
@@ -237,6 +250,7 @@ class _BaseGradientBoosting(ClassifierMixin, BaseEstimator):
         if need_privileged or privileged_features is not None:
             Xs = check_privileged_features(privileged_features, n, required=need_privileged,
                                            allow_nan=True)
+            check_float32_range(Xs, "privileged_features")
         Y = np.eye(self.n_classes_)[y_enc]
         tr, va = self._split(n, y_enc)
         if va is None:
@@ -263,6 +277,8 @@ class _BaseGradientBoosting(ClassifierMixin, BaseEstimator):
         check_aligned(X, {"y": y, **({} if Xs is None else {"privileged_features": Xs})})
         client = require_client()
         self.n_features_in_ = int(X.shape[1])
+        if hasattr(self, "feature_names_in_"):  # from an earlier fit on a DataFrame
+            del self.feature_names_in_
         self._set_classes(np.unique(np.asarray(y_unique(y))))
         K = self.n_classes_
         y_enc = y.map_blocks(_encode_block, self.classes_, dtype=np.int64)
@@ -292,6 +308,14 @@ class _BaseGradientBoosting(ClassifierMixin, BaseEstimator):
             )
         return X
 
+    def _forget_other_engine(self):
+        """Drop the fitted state of the engine not used by this fit (a refit may switch)."""
+        other = ("booster_", "privileged_booster_") if self._engine == "exact" else (
+            "estimators_", "privileged_estimators_")
+        for name in other:
+            if hasattr(self, name):
+                delattr(self, name)
+
     def _finish_hist(self, init, val_scores):
         self._init = init
         self.n_estimators_ = int(self.booster_.num_boosted_rounds())
@@ -310,10 +334,15 @@ class _BaseGradientBoosting(ClassifierMixin, BaseEstimator):
                 idx, test_size=self.validation_fraction, random_state=self.random_state,
                 stratify=y_enc,
             )
-        except ValueError:
+        except ValueError:  # a class too small to stratify
             tr, va = train_test_split(
                 idx, test_size=self.validation_fraction, random_state=self.random_state,
             )
+            # every class keeps at least one training row (else the start score
+            # and a teacher would not know it)
+            missing = np.setdiff1d(np.unique(y_enc), y_enc[tr])
+            moved = np.array([va[y_enc[va] == k][0] for k in missing], dtype=int)
+            tr, va = np.concatenate([tr, moved]), np.setdiff1d(va, moved)
         return np.sort(tr), np.sort(va)
 
     # ---------------------------------------------------------- the loop
@@ -399,9 +428,14 @@ class _BaseGradientBoosting(ClassifierMixin, BaseEstimator):
 
     def _check_X(self, X):
         check_is_fitted(self)
-        if self._engine == "hist":
-            return validate_data(self, X, dtype=[np.float64, np.float32], reset=False,
-                                 ensure_all_finite="allow-nan")
+        if getattr(self, "_engine", "exact") == "hist":
+            if is_dask_collection(X):
+                raise TypeError("this method takes NumPy rows; predict_proba and predict take "
+                                "dask arrays.")
+            X = validate_data(self, X, dtype=[np.float64, np.float32], reset=False,
+                              ensure_all_finite="allow-nan")
+            check_float32_range(X, "X")
+            return X
         return validate_data(self, X, dtype=np.float32, order="C", reset=False)
 
     def _hist_input(self, X):
@@ -423,9 +457,7 @@ class _BaseGradientBoosting(ClassifierMixin, BaseEstimator):
         ndarray of shape (n_samples,) or (n_samples, n_classes)
         """
         if getattr(self, "_engine", None) == "hist":
-            X = self._hist_input(X)
-            if is_dask_collection(X):
-                raise TypeError("decision_function takes NumPy rows; use predict_proba on dask arrays.")
+            X = self._check_X(X)
             return np.asarray(predict_margin(self.booster_, X, self._init), dtype=np.float64)
         X32 = self._check_X(X)
         raw = self._raw_predict_with(self.estimators_, X32)

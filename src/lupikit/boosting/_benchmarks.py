@@ -55,13 +55,14 @@ TASKS = ("breast_cancer", "lupi_synthetic", "adult", "compas", "german")
 
 def _one_hot(frame):
     """One-hot columns; a missing category makes all of its column's dummies NaN."""
-    dummies = pd.get_dummies(frame, dtype=float)
-    for col in frame.columns:
-        missing = frame[col].isna().to_numpy()
-        if missing.any() and not pd.api.types.is_numeric_dtype(frame[col]):
-            cols = [c for c in dummies.columns if c.startswith(f"{col}_")]
-            dummies.loc[missing, cols] = np.nan
-    return dummies
+    # pandas' order: the numeric columns first, then the dummies column by column
+    numeric = [c for c in frame.columns if pd.api.types.is_numeric_dtype(frame[c])]
+    parts = [frame[numeric].astype(float)]
+    for col in frame.columns.difference(numeric, sort=False):
+        dummies = pd.get_dummies(frame[col], prefix=col, dtype=float)
+        dummies.loc[frame[col].isna().to_numpy()] = np.nan
+        parts.append(dummies)
+    return pd.concat(parts, axis=1)
 
 
 def _subsample(rng, y, n):
@@ -89,7 +90,8 @@ def load_privileged_task(name, *, n_samples=None, random_state=None, keep_missin
         Adult only: keep the 3,620 rows with a missing category (48,842 rows
         in all instead of 45,222); the one-hot columns of a missing category
         are NaN there, for estimators that handle missing values (the
-        histogram engine of :class:`PrivilegedBoostingClassifier`).
+        histogram engine of :class:`PrivilegedBoostingClassifier`). The other
+        tasks have no missing values, and it changes nothing for them.
 
     Returns
     -------

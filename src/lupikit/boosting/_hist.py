@@ -51,6 +51,8 @@ __all__ = [
     "boost",
     "boost_jpib",
     "predict_margin",
+    "check_float32_range",
+    "check_max_bins",
 ]
 
 #: XGBoost's ``multi:softprob`` uses ``2 p (1 - p)`` as the hessian of class ``k``.
@@ -63,8 +65,9 @@ def engine_params(*, max_depth, learning_rate, max_bins, n_jobs, seed, n_classes
 
     Leaf values are unregularised Newton steps (``reg_lambda=0``,
     ``min_child_weight=0``, ``gamma=0``), as in the exact engine and the paper.
-    ``builtin`` selects XGBoost's own objective (NF, or two classes); otherwise
-    the caller passes :func:`soft_label_objective`.
+    ``builtin`` selects XGBoost's own objective (``binary:logistic``, which
+    takes soft labels, or ``multi:softprob``); otherwise the caller passes
+    :func:`soft_label_objective`.
     """
     params = {
         "tree_method": "hist",
@@ -85,7 +88,7 @@ def engine_params(*, max_depth, learning_rate, max_bins, n_jobs, seed, n_classes
     threads = n_threads(n_jobs)
     if threads is not None:
         params["nthread"] = threads
-    if n_classes == 2:
+    if builtin and n_classes == 2:
         params.update(objective="binary:logistic", base_score=0.5)
     elif builtin:
         params.update(objective="multi:softprob", num_class=int(n_classes))
@@ -146,19 +149,30 @@ def soft_label_gradient(raw, T, weight=None):
     return grad, hess
 
 
-def soft_label_objective(predt, dtrain):
-    """XGBoost custom objective: softmax cross-entropy to the label matrix.
+def soft_label_objective(predt, dtrain, n_outputs=None):
+    """XGBoost custom objective: cross-entropy to the soft labels of the matrix.
 
-    The soft labels are the matrix's labels (shape ``(n, K)``) and the row
-    weights its weights, so the same function runs on one machine and, with
-    ``xgboost.dask``, on every worker's own rows.
+    The soft labels are the matrix's labels (shape ``(n, K)`` for ``K > 2``
+    classes, ``(n,)`` with ``P(y = 1)`` for two) and the row weights its
+    weights, so the same function runs on one machine and, with
+    ``xgboost.dask``, on every worker's own rows (possibly none: then the
+    number of model outputs ``n_outputs``, bound with ``functools.partial``,
+    gives the shape of the empty gradient). With more than two classes the
+    hessian follows ``multi:softprob`` (:data:`SOFTMAX_HESSIAN_SCALE`); with
+    two it is ``binary:logistic``'s.
     """
+    predt = np.asarray(predt, dtype=np.float64)
     n = dtrain.num_row()
-    predt = np.asarray(predt, dtype=np.float64).reshape(n, -1)
-    T = dtrain.get_label().reshape(n, -1)
+    if n == 0:  # a worker that holds no rows of this matrix
+        shape = predt.shape if n_outputs is None else ((0,) if n_outputs == 1 else (0, n_outputs))
+        return np.zeros(shape), np.zeros(shape)
+    binary = predt.ndim == 1 or predt.shape[-1] == 1
+    raw = predt.reshape(n) if binary else predt.reshape(n, -1)
+    T = dtrain.get_label().reshape(raw.shape)
     w = dtrain.get_weight()
-    grad, hess = soft_label_gradient(predt, T, w if w.size else None)
-    return grad, np.maximum(SOFTMAX_HESSIAN_SCALE * hess, _HESS_FLOOR)
+    grad, hess = soft_label_gradient(raw, T, w if w.size else None)
+    scale = 1.0 if binary else SOFTMAX_HESSIAN_SCALE
+    return grad.reshape(predt.shape), np.maximum(scale * hess, _HESS_FLOOR).reshape(predt.shape)
 
 
 def mean_log_loss(margin, Y):
@@ -286,6 +300,18 @@ def predict_margin(booster, X, init, iteration_range=(0, 0)):
         X, predict_type="margin", base_margin=tile_init(init, X.shape[0]),
         iteration_range=iteration_range,
     )
+
+
+def check_float32_range(X, name):
+    """XGBoost stores features as float32: larger finite values would become inf."""
+    if X is None or X.dtype != np.float64 or X.size == 0:
+        return
+    limit = np.finfo(np.float32).max
+    if np.nanmax(X, initial=-np.inf) > limit or np.nanmin(X, initial=np.inf) < -limit:
+        raise ValueError(
+            f"{name} has values beyond the float32 range (|x| > {limit:.3g}); XGBoost stores "
+            "features as float32. Rescale them."
+        )
 
 
 def check_max_bins(max_bins):

@@ -8,8 +8,10 @@ workers that hold the partitions, and only boosters come back to the client.
 - NF, KbPIB and the soft-label baseline are one ``xgboost.dask.train`` call
   each (the KbPIB teacher first, its probabilities then stay on the cluster as
   a dask array). Early stopping uses XGBoost's ``EarlyStopping`` callback on a
-  validation metric summed over the workers (an allreduce), so that every
-  worker stops at the same round.
+  validation log-loss computed from the margins (so such fits use the
+  soft-label objective, two classes too: a custom metric of XGBoost's own
+  objectives would see float32 probabilities) and summed over the workers (an
+  allreduce), so that every worker stops at the same round.
 - JPIB alternates: every round is one ``xgboost.dask.train`` call of one
   round per model, continuing its booster (``xgb_model``); the soft labels of
   each model are recomputed on the cluster from the other's current margins,
@@ -156,30 +158,33 @@ def mean_log_loss_dask(margin, Y):
 
 
 # ---------------------------------------------------------------- metrics
-def _log_loss_sum(P, y):
-    idx = np.arange(y.shape[0])
-    return float(-np.log(np.clip(P[idx, y], 1e-300, None)).sum())
-
-
 def _allreduce_mean(total, count):
+    # every worker must call this, those with no validation rows too, or the
+    # others would wait for them
     s = collective.allreduce(np.array([total, count], dtype=np.float64), collective.Op.SUM)
     return float(s[0] / s[1])
 
 
-def val_metric_proba(predt, dmat):
-    """Validation log-loss for XGBoost's own objectives (``predt``: probabilities)."""
-    y = dmat.get_label().astype(np.int64)
-    P = np.asarray(predt, dtype=np.float64)
-    P = np.column_stack([1.0 - P, P]) if P.ndim == 1 else P.reshape(y.shape[0], -1)
-    return _METRIC, _allreduce_mean(_log_loss_sum(P, y), y.shape[0])
+def val_metric(predt, dmat):
+    """Validation log-loss from the margins (the soft-label objective's ``predt``).
 
-
-def val_metric_margin(predt, dmat):
-    """Validation log-loss for the custom soft-label objective (``predt``: margins)."""
+    The labels are the class (two classes: 0/1) or the one-hot row; the sum
+    and the count are added up over the workers.
+    """
     n = dmat.num_row()
-    y = np.argmax(dmat.get_label().reshape(n, -1), axis=1)
-    P = margin_to_proba(np.asarray(predt, dtype=np.float64).reshape(n, -1))
-    return _METRIC, _allreduce_mean(_log_loss_sum(P, y), n)
+    if n == 0:
+        return _METRIC, _allreduce_mean(0.0, 0.0)
+    predt = np.asarray(predt, dtype=np.float64)
+    label = dmat.get_label()
+    if predt.ndim == 1 or predt.shape[-1] == 1:
+        z = predt.reshape(n)
+        total = float(np.sum(np.logaddexp(0.0, z) - label * z))
+    else:
+        Y = label.reshape(n, -1)
+        z = predt.reshape(n, -1)
+        m = z.max(axis=1)
+        total = float(np.sum(np.log(np.exp(z - m[:, None]).sum(axis=1)) + m - (Y * z).sum(axis=1)))
+    return _METRIC, _allreduce_mean(total, n)
 
 
 # ---------------------------------------------------------------- training
@@ -198,13 +203,15 @@ def boost_dask(client, X, label, weight, init, *, params, n_rounds, objective=No
     dtrain = _quantile_matrix(client, X, label, weight, init, params)
     kw = {}
     if X_val is not None:
-        # the validation rows carry their class (XGBoost's own objectives) or
-        # their one-hot row (the custom objective), as the training matrix does
-        val_label = Y_val.argmax(axis=1) if objective is None else Y_val
+        if objective is None:
+            raise ValueError("early stopping on a cluster needs the soft-label objective, whose "
+                             "metric sees margins")  # pragma: no cover - the estimators ensure it
+        # the validation rows carry their class (two classes) or one-hot row
+        val_label = Y_val[:, 1] if Y_val.shape[1] == 2 else Y_val
         dval = xgb_dask.DaskDMatrix(client, X_val, val_label, base_margin=base_margin(init, X_val))
         kw = dict(
             evals=[(dval, "val")],
-            custom_metric=val_metric_margin if objective is not None else val_metric_proba,
+            custom_metric=val_metric,
             callbacks=[xgb.callback.EarlyStopping(
                 rounds=n_iter_no_change, min_delta=tol, metric_name=_METRIC, data_name="val",
                 save_best=False)],

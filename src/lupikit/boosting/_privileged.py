@@ -19,6 +19,7 @@ from ._hist import boost, boost_jpib, margin_to_proba, predict_margin, soft_labe
 from ._hist_dask import (
     as_dask_array,
     boost_dask,
+    check_aligned,
     boost_jpib_dask,
     is_dask_collection,
     predict_proba_dask,
@@ -188,7 +189,8 @@ class PrivilegedBoostingClassifier(_BaseGradientBoosting):
     teacher_ : estimator or None
         KbPIB only: the fitted teacher (None if probabilities were given).
     teacher_proba_ : ndarray of shape (n_train, n_classes) or None
-        KbPIB only: the teacher's probabilities on the rows used for training.
+        KbPIB only: the teacher's probabilities on the rows used for training
+        (None after a fit on dask collections: they stay on the cluster).
     n_estimators_ : int
         Number of iterations kept (the best one with early stopping).
     best_iteration_ : int
@@ -440,26 +442,34 @@ class PrivilegedBoostingClassifier(_BaseGradientBoosting):
         K = self.n_classes_
         rs_student, priv_seed = _seeds(self.random_state)
         seed = int(rs_student.randint(_MAX_SEED))
-        run = boost if d.client is None else partial(boost_dask, d.client)
-        run_jpib = boost_jpib if d.client is None else partial(boost_jpib_dask, d.client)
+        dist = d.client is not None
+        run = partial(boost_dask, d.client) if dist else boost
+        run_jpib = partial(boost_jpib_dask, d.client) if dist else boost_jpib
         early = dict(X_val=d.X_val, Y_val=d.Y_val, n_iter_no_change=self.n_iter_no_change,
                      tol=self.tol)
-        own = self._hist_params(seed, builtin=True)  # XGBoost's own log-loss
-        soft = dict(params=own, objective=None) if K == 2 else dict(
-            params=self._hist_params(seed, builtin=False), objective=soft_label_objective)
-        nf_label = d.Y[:, 1] if K == 2 else d.y
+        stops = d.X_val is not None
+        own = dict(params=self._hist_params(seed, builtin=True, distributed=dist), objective=None)
+        custom = dict(params=self._hist_params(seed, builtin=False, distributed=dist),
+                      objective=partial(soft_label_objective, n_outputs=1 if K == 2 else K))
+        # XGBoost's own objectives where they apply; the soft-label objective for
+        # soft labels of more than two classes, and on a cluster when it stops
+        # early (its validation metric must see margins, see _hist_dask)
+        own_or_custom = custom if dist and stops else own
+        soft = own_or_custom if K == 2 else custom
+        nf_label = (d.Y[:, 1] if K == 2 else d.y) if own_or_custom is own else (
+            d.Y[:, 1] if K == 2 else d.Y)
         self.teacher_ = self.teacher_proba_ = self.privileged_booster_ = None
         if self.mode == "kbpib":
             Q = self._teacher_proba_hist(d, teacher, teacher_is_array, priv_seed)
-            self.teacher_proba_ = Q
+            self.teacher_proba_ = None if dist else Q  # on a cluster Q stays there
         if self.mode == "nf" or alpha == 0:
             # no KL term: the engine's own model; JPIB's privileged trees do not
             # feed back and are the NF model on X* for as many rounds
-            self.booster_, val = run(d.X, nf_label, None, d.init, params=own,
-                                     n_rounds=self._n_est, **early)
+            self.booster_, val = run(d.X, nf_label, None, d.init, n_rounds=self._n_est,
+                                     **own_or_custom, **early)
             if self.mode == "jpib":
                 self.privileged_booster_, _ = run(
-                    d.Xs, nf_label, None, d.init, params=own,
+                    d.Xs, d.Y[:, 1] if K == 2 else d.y, None, d.init, **own,
                     n_rounds=int(self.booster_.num_boosted_rounds()))
         elif self.mode == "kbpib":
             T = (d.Y + alpha * Q) / (1.0 + alpha)
@@ -497,15 +507,21 @@ class PrivilegedBoostingClassifier(_BaseGradientBoosting):
         else:
             fitted = clone(teacher).fit(d.Xs, labels)
         self.teacher_ = fitted
-        proba = fitted.predict_proba(d.Xs)
-        if d.client is not None:
-            if not is_dask_collection(proba):
-                raise TypeError(
-                    f"teacher {type(fitted).__name__}.predict_proba returned "
-                    f"{type(proba).__name__} for a dask array; it must return a dask array."
-                )
-            return as_dask_array(proba, "teacher.predict_proba(privileged_features)", 2)
-        return _teacher_matrix(proba, self.classes_, getattr(fitted, "classes_", None))
+        if d.client is None:
+            return _teacher_matrix(fitted.predict_proba(d.Xs), self.classes_,
+                                   getattr(fitted, "classes_", None))
+        # on a cluster: ask for one row first, so that a teacher that does not
+        # take dask arrays cannot pull X* to the client
+        probe = fitted.predict_proba(d.Xs[:1])
+        if not is_dask_collection(probe):
+            raise TypeError(
+                f"teacher {type(fitted).__name__}.predict_proba returned "
+                f"{type(probe).__name__} for a dask array; it must return a dask array."
+            )
+        _teacher_matrix(np.asarray(probe.compute()), self.classes_, getattr(fitted, "classes_", None))
+        Q = as_dask_array(fitted.predict_proba(d.Xs), "teacher.predict_proba(privileged_features)", 2)
+        check_aligned(d.Xs, {"teacher.predict_proba(privileged_features)": Q})
+        return Q
 
     def predict_privileged_proba(self, privileged_features):
         """Probabilities of the privileged model (the teacher) from ``X*``.
@@ -522,7 +538,10 @@ class PrivilegedBoostingClassifier(_BaseGradientBoosting):
         ndarray of shape (n_samples, n_classes)
         """
         check_is_fitted(self)
-        if self._engine == "hist" and self.mode == "jpib":
+        if privileged_features is None:
+            raise ValueError("privileged_features is required: the privileged model's "
+                             "probabilities are computed from X*.")
+        if getattr(self, "_engine", "exact") == "hist" and self.mode == "jpib":
             if is_dask_collection(privileged_features):
                 Xs = as_dask_array(privileged_features, "privileged_features", 2)
             else:
@@ -540,7 +559,7 @@ class PrivilegedBoostingClassifier(_BaseGradientBoosting):
             return self.teacher_.predict_proba(privileged_features)
         Xs = check_privileged_features(
             privileged_features, np.asarray(privileged_features).shape[0],
-            allow_nan=self._engine == "hist",
+            allow_nan=getattr(self, "_engine", "exact") == "hist",
         )
         if self.mode == "jpib":
             if Xs.shape[1] != self._n_privileged:

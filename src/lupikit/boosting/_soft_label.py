@@ -76,9 +76,11 @@ engine, n_jobs, max_bins
         Exact engine: mean cross-entropy to the soft labels per iteration
         (empty for the hist engine).
     teacher_ : estimator
-        The teacher fitted on all training rows.
-    soft_labels_ : ndarray of shape (n_train, n_classes)
-        The blended targets.
+        The teacher, fitted on the training part (all rows without early
+        stopping).
+    soft_labels_ : ndarray of shape (n_train, n_classes) or None
+        The blended targets (None after a fit on dask collections: they stay on
+        the cluster).
 
     Examples
     --------
@@ -193,13 +195,15 @@ engine, n_jobs, max_bins
             self.teacher_ = clone(teacher).fit(d.Xs, labels)
             Q = as_dask_array(self.teacher_.predict_proba(d.Xs), "teacher probabilities", 2)
         T = (1.0 - lam) * d.Y + lam * Q
-        self.soft_labels_ = T
+        dist = d.client is not None
+        self.soft_labels_ = None if dist else T  # on a cluster they stay there
         seed = int(rs_student.randint(_MAX_SEED))
-        run = boost if d.client is None else partial(boost_dask, d.client)
-        if K == 2:
+        run = partial(boost_dask, d.client) if dist else boost
+        if K == 2 and not (dist and d.X_val is not None):  # see PrivilegedBoostingClassifier._fit_hist
             kw = dict(params=self._hist_params(seed, builtin=True), objective=None)
         else:
-            kw = dict(params=self._hist_params(seed, builtin=False), objective=soft_label_objective)
+            kw = dict(params=self._hist_params(seed, builtin=False, distributed=dist),
+                      objective=partial(soft_label_objective, n_outputs=1 if K == 2 else K))
         self.booster_, val = run(d.X, T[:, 1] if K == 2 else T, None, d.init, n_rounds=self._n_est,
                                  X_val=d.X_val, Y_val=d.Y_val,
                                  n_iter_no_change=self.n_iter_no_change, tol=self.tol, **kw)
