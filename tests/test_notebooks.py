@@ -62,8 +62,18 @@ def test_notebook_conventions(path):
             expected = {"int": int, "float": (int, float), "bool": bool, "str": str, "list": list}[p.type]
             assert isinstance(p.default, expected), f"{p.name}: default does not match its type"
     src = "\n".join("".join(c["source"]) for c in code)
-    assert "assert " in src, "checks its claims with assert"
+    assert "claims.check(" in src, "checks its paper's claims with lupikit.claims (Claims.check)"
+    assert "Claims(" in src and f'"{path.relative_to(ROOT / "notebooks").with_suffix("").as_posix()}"' in src, (
+        "creates its Claims recorder with its own short name")
     assert '"paper"' in src or "'paper'" in src, "has a paper-scale preset"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=IDS)
+def test_parameters_cell_parses_in_papermill_too(path):
+    """papermill's own inspector (``papermill --help-notebook``) sees every parameter."""
+    import papermill
+
+    assert set(papermill.inspect_notebook(str(path))) == set(read_parameters(path))
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=IDS)

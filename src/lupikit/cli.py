@@ -158,6 +158,11 @@ def read_parameters(path):
         except ValueError as exc:
             raise CLIError(f"{path}: default of {node.target.id!r} is not a literal.") from exc
         line = lines[node.lineno - 1]
+        if line.count("=") > 1:
+            raise CLIError(
+                f"{path}: parameters cell line {node.lineno} has more than one '=': papermill "
+                "cannot parse it (write the help comment without '=')."
+            )
         help_text = line.split("#", 1)[1].strip() if "#" in line else ""
         params[node.target.id] = Parameter(node.target.id, base, default, help_text)
     return params

@@ -1,0 +1,342 @@
+"""Quantitative claims of the papers, checked and recorded where they are computed.
+
+A notebook of the book checks each claim of its paper with :meth:`Claims.check`:
+a measured value, a comparison that can fail, the paper's value or direction
+and where the paper states it. The check is an assertion (it raises
+:class:`ClaimFailed`, an :class:`AssertionError`, naming the claim, the measured
+value and the threshold it missed) and a record, glued into the executed
+notebook with myst-nb's ``glue`` under the key ``claim:<id>``. The book's
+scorecard, ``lupikit paper`` and ``lupikit sweep`` read the records back with
+:func:`read_claims`.
+
+Set the environment variable ``LUPIKIT_CLAIMS=record`` to record a failed
+claim as a value and carry on (``lupikit sweep`` does): a sweep then shows
+for which parameters a claim stops holding.
+
+Verdicts: ``"reproduced"`` (our value agrees with the paper's within the stated
+tolerance), ``"direction"`` (the effect has the paper's sign or order, not its
+size), ``"not reproduced"`` (the check failed) and ``"not runnable offline"``
+(the data or code the claim needs cannot be had offline; recorded with
+:meth:`Claims.not_runnable` and the reason).
+
+Examples
+--------
+>>> from lupikit.claims import Claims
+>>> claims = Claims("demo/example", display=False)
+>>> rec = claims.check("demo.gap", "The gap is positive", 0.03, ">", 0.0,
+...                    paper="positive (Table 1)", verdict="direction")
+>>> rec["verdict"], rec["holds"]
+('direction', True)
+>>> claims.check("demo.small", "The error is small", 0.2, "<", 0.1, paper="< 0.1")
+Traceback (most recent call last):
+...
+lupikit.claims.ClaimFailed: claim demo.small (The error is small) does not hold: measured 0.2, needs < 0.1 (paper: < 0.1)
+"""
+
+import datetime as _dt
+import hashlib
+import json
+import math
+import numbers
+import operator
+import os
+import platform
+import subprocess
+from importlib import metadata
+from pathlib import Path
+
+import pandas as pd
+
+try:  # the book's glue; every lupikit install that runs the notebooks has it
+    from myst_nb import glue as _glue
+except ImportError:  # pragma: no cover - a bare library install
+    _glue = None
+try:
+    from IPython.display import Markdown
+    from IPython.display import display as _display
+except ImportError:  # pragma: no cover
+    Markdown = _display = None
+
+__all__ = [
+    "VERDICTS",
+    "ClaimFailed",
+    "Claims",
+    "read_claims",
+    "fingerprint",
+    "provenance",
+]
+
+VERDICTS = ("reproduced", "direction", "not reproduced", "not runnable offline")
+_OPS = {"<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge,
+        "==": operator.eq, "!=": operator.ne}
+GLUE_PREFIX = "claim:"
+_ENV_MODE = "LUPIKIT_CLAIMS"
+
+
+class ClaimFailed(AssertionError):
+    """A paper's claim did not hold in this run (the message says which and by how much)."""
+
+
+def _number(value):
+    if isinstance(value, bool):
+        return bool(value)
+    if isinstance(value, numbers.Integral):
+        return int(value)
+    if isinstance(value, numbers.Real):
+        return float(value)
+    return value
+
+
+def _fmt(value):
+    if isinstance(value, float):
+        if math.isnan(value) or math.isinf(value):
+            return str(value)
+        return f"{value:.4g}"
+    return str(value)
+
+
+class _Record(dict):
+    """A claim record: a dict whose plain-text form is its JSON (what the glue stores).
+
+    (A JSON-valued output under the glue's hidden mime prefix would not be valid
+    nbformat, so the record travels as a JSON string.)
+    """
+
+    def __repr__(self):
+        return json.dumps(dict(self), sort_keys=True)
+
+    def _repr_markdown_(self):
+        if self["verdict"] == "not runnable offline":
+            return (f"— **Claim `{self['id']}`**: {self['statement']}. Paper: "
+                    f"{self['paper_value']}. *Not runnable offline*: {self['threshold']}.")
+        mark = {"reproduced": "✔", "direction": "✔ (direction)", "not reproduced": "✘"}[self["verdict"]]
+        ours = "" if self["value"] is None else f"; here **{_fmt(self['value'])}**"
+        need = f" (needs {self['threshold']})" if self["threshold"] else ""
+        return (f"{mark} **Claim `{self['id']}`**: {self['statement']}. Paper: "
+                f"{self['paper_value']}{ours}{need}: *{self['verdict']}*.")
+
+
+class Claims:
+    """The claims checked by one notebook.
+
+    Parameters
+    ----------
+    notebook : str
+        Short name of the notebook, ``"<part>/<name>"``; prefixes nothing, but is
+        stored with every record.
+    preset : str or None, default=None
+        The preset the run uses (shown in the provenance line and stored).
+    parameters : dict or None, default=None
+        The run's parameters (shown and stored, for sweeps).
+    display : bool, default=True
+        Show a provenance line now and one line per claim when it is checked
+        (the records are glued either way when running in Jupyter).
+    mode : {"raise", "record"} or None, default=None
+        ``"raise"``: a failed claim raises :class:`ClaimFailed`; ``"record"``:
+        it is recorded as ``"not reproduced"`` and the run goes on. None reads
+        the environment variable ``LUPIKIT_CLAIMS`` (default ``"raise"``).
+
+    Attributes
+    ----------
+    records : list of dict
+        The claims checked so far, in order.
+    """
+
+    def __init__(self, notebook, *, preset=None, parameters=None, display=True, mode=None):
+        mode = os.environ.get(_ENV_MODE, "raise") if mode is None else mode
+        if mode not in ("raise", "record"):
+            raise ValueError(f"mode must be 'raise' or 'record' (or {_ENV_MODE}), got {mode!r}.")
+        self.notebook, self.preset, self.mode, self.display = notebook, preset, mode, display
+        self.parameters = {} if parameters is None else {
+            k: v for k, v in parameters.items() if isinstance(v, (str, int, float, bool, list, type(None)))}
+        self.records = []
+        self.executed_at = _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
+        if display and _display is not None:
+            prov = provenance()
+            params = ", ".join(f"`{k}={v!r}`" for k, v in self.parameters.items() if k != "preset")
+            _display(Markdown(
+                f"*This page was executed on {self.executed_at} (UTC) with preset "
+                f"`{preset}`{' and ' + params if params else ''}; lupikit {prov['lupikit_version']}, "
+                f"commit `{prov['git_commit'][:10]}`.*"))
+
+    def _emit(self, record):
+        if any(r["id"] == record["id"] for r in self.records):
+            raise ValueError(f"claim {record['id']!r} is recorded twice in {self.notebook}; "
+                             "ids must be unique in a notebook.")
+        self.records.append(record)
+        if _glue is not None:
+            try:
+                _glue(GLUE_PREFIX + record["id"], record, display=False)
+            except Exception:  # pragma: no cover - outside a kernel
+                pass
+        if self.display and _display is not None:
+            _display(Markdown(record._repr_markdown_()))
+        return record
+
+    def check(self, claim_id, statement, value, op=None, threshold=None, *, paper, source="",
+              verdict="reproduced", holds=None, needs=None, section="", expect=True):
+        """Check one claim and record it; raise :class:`ClaimFailed` if it fails.
+
+        Parameters
+        ----------
+        claim_id : str
+            Unique id, conventionally ``"<part>.<what>"``.
+        statement : str
+            One line: what the paper claims.
+        value : float, int, bool or str
+            What this run measured.
+        op : {"<", "<=", ">", ">=", "==", "!="} or None
+            The comparison ``value op threshold`` that must hold; or pass
+            ``holds`` (and ``needs``, its description) for a compound check.
+        threshold : float or None
+            The right-hand side of ``op``.
+        paper : str
+            The paper's value or direction, e.g. ``"0.33"`` or ``"KbPIB < NF"``.
+        source : str, default=""
+            Where the paper states it (section, table or figure).
+        verdict : {"reproduced", "direction"}, default="reproduced"
+            The verdict if the check holds.
+        holds : bool or None
+            The outcome of a check written by the caller (instead of ``op``).
+        needs : str or None
+            Description of the condition for ``holds`` (shown when it fails).
+        section : str, default=""
+            The notebook section that computes it (for the scorecard's link).
+        expect : bool, default=True
+            False for a claim of the paper that the book shows does *not* hold
+            here: the check is then the paper's condition, its failure is
+            recorded as ``"not reproduced"`` without raising, and its success
+            raises (the book's text would be wrong).
+
+        Returns
+        -------
+        record : dict
+        """
+        if verdict not in ("reproduced", "direction"):
+            raise ValueError(f"verdict must be 'reproduced' or 'direction', got {verdict!r}.")
+        value = _number(value)
+        if op is not None:
+            if op not in _OPS:
+                raise ValueError(f"op must be one of {sorted(_OPS)}, got {op!r}.")
+            if holds is not None:
+                raise ValueError("pass either op and threshold or holds, not both.")
+            threshold = _number(threshold)
+            ok = bool(_OPS[op](value, threshold)) if not (
+                isinstance(value, float) and math.isnan(value)) else False
+            needs = f"{op} {_fmt(threshold)}"
+        elif holds is None:
+            raise ValueError("check needs op and threshold, or holds.")
+        else:
+            ok, needs = bool(holds), needs or ""
+        record = _Record(
+            id=claim_id, notebook=self.notebook, statement=statement, paper_value=paper,
+            source=source, value=value, threshold=needs, holds=ok,
+            verdict=verdict if ok else "not reproduced", section=section,
+            preset=self.preset,
+        )
+        record["expected"] = bool(expect)
+        self._emit(record)
+        if self.mode == "raise" and ok != bool(expect):
+            if expect:
+                raise ClaimFailed(
+                    f"claim {claim_id} ({statement}) does not hold: measured {_fmt(value)}, "
+                    f"needs {needs} (paper: {paper})"
+                )
+            raise ClaimFailed(
+                f"claim {claim_id} ({statement}) was expected not to hold here but does: "
+                f"measured {_fmt(value)}, {needs} (paper: {paper}); update the book's text"
+            )
+        return record
+
+    def not_runnable(self, claim_id, statement, *, paper, reason, source="", section=""):
+        """Record a claim that cannot be checked offline, with the reason."""
+        record = _Record(
+            id=claim_id, notebook=self.notebook, statement=statement, paper_value=paper,
+            source=source, value=None, threshold=reason, holds=None,
+            verdict="not runnable offline", section=section, preset=self.preset, expected=None,
+        )
+        return self._emit(record)
+
+    def summary(self):
+        """A table of the claims recorded so far (a pandas DataFrame)."""
+        cols = ["id", "statement", "paper_value", "value", "threshold", "verdict"]
+        return pd.DataFrame([{k: r[k] for k in cols} for r in self.records], columns=cols)
+
+
+def read_claims(notebook):
+    """Claim records glued into an executed notebook.
+
+    Parameters
+    ----------
+    notebook : str, Path or notebook node
+        An executed notebook (a path, or a node as ``nbformat.read`` returns).
+
+    Returns
+    -------
+    records : list of dict
+        In the order the notebook recorded them.
+    """
+    if isinstance(notebook, (str, Path)):
+        notebook = json.loads(Path(notebook).read_text(encoding="utf-8"))
+    out = []
+    for cell in notebook.get("cells", []):
+        for output in cell.get("outputs", []) if cell.get("cell_type") == "code" else []:
+            meta = (output.get("metadata") or {}).get("scrapbook") or {}
+            if not str(meta.get("name", "")).startswith(GLUE_PREFIX):
+                continue
+            prefix = meta.get("mime_prefix", "")
+            text = (output.get("data") or {}).get(prefix + "text/plain")
+            if text is not None:
+                out.append(json.loads("".join(text) if isinstance(text, list) else text))
+    return out
+
+
+def fingerprint(paths):
+    """SHA-256 over files: a notebook's cell sources (not outputs), or code files.
+
+    Parameters
+    ----------
+    paths : iterable of str or Path
+        Files or folders (folders contribute their ``*.py`` files, sorted).
+
+    Returns
+    -------
+    digest : str
+    """
+    h = hashlib.sha256()
+    files = []
+    for p in map(Path, paths):
+        files.extend(sorted(p.rglob("*.py")) if p.is_dir() else [p])
+    for f in files:
+        h.update(f.name.encode())
+        if f.suffix == ".ipynb":
+            nb = json.loads(f.read_text(encoding="utf-8"))
+            for cell in nb.get("cells", []):
+                src = cell.get("source", "")
+                h.update(("".join(src) if isinstance(src, list) else src).encode())
+        else:
+            h.update(f.read_bytes())
+    return h.hexdigest()
+
+
+def _version():
+    try:
+        return metadata.version("lupikit")
+    except metadata.PackageNotFoundError:  # pragma: no cover - run from a source tree
+        return "unknown"
+
+
+def provenance():
+    """Version, git commit and machine of this run (a dict)."""
+    commit = os.environ.get("LUPIKIT_GIT_COMMIT")
+    if not commit:
+        try:
+            commit = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True,
+                                    cwd=Path(__file__).resolve().parent, timeout=10).stdout.strip()
+        except (OSError, subprocess.SubprocessError):
+            commit = ""
+    return {
+        "lupikit_version": _version(),
+        "git_commit": commit or "unknown",
+        "machine": f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}",
+    }
