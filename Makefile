@@ -15,10 +15,15 @@ export OMP_NUM_THREADS ?= 1
 export OPENBLAS_NUM_THREADS ?= 1
 export MKL_NUM_THREADS ?= 1
 
-.PHONY: help install book test test-lib test-notebooks clean
+PRESET ?= default
+
+.PHONY: help install book paper pdf test test-lib test-notebooks clean
 
 help:
 	@echo "make book   - install into $(VENV), execute every notebook, build _build/html (prints index.html)"
+	@echo "make book PRESET=paper - the same book from the paper-scale runs: _build/html-paper"
+	@echo "make paper  - run every notebook at --preset paper, write results/paper/ (only what changed)"
+	@echo "make pdf    - one PDF of the book for the classroom: _build/pdf/lupikit.pdf"
 	@echo "make test   - install into $(VENV), run the whole test suite (library, notebooks, book, browser)"
 	@echo "make clean  - remove _build"
 
@@ -37,8 +42,18 @@ install: $(STAMP)
 # into the jupyter-cache that the build reads; a failing notebook, a broken
 # reference or any other warning fails the build.
 book: $(STAMP)
-	$(BIN)/python tools/build_book.py build --jobs $(JOBS)
-	@$(BIN)/python tools/build_book.py open
+	$(BIN)/python tools/build_book.py build --jobs $(JOBS) --preset $(PRESET)
+	@$(BIN)/python tools/build_book.py open --preset $(PRESET)
+
+# The paper-scale runs: results/paper/<part>/<name>.json (commit them) and the
+# executed notebooks in _build/paper/; notebooks unchanged since their result
+# was recorded are not run again.
+paper: $(STAMP)
+	$(BIN)/lupikit paper --jobs $(JOBS)
+
+pdf: $(STAMP)
+	bash tools/ensure_chromium.sh
+	$(BIN)/python tools/build_book.py pdf
 
 test: $(STAMP)
 	bash tools/ensure_chromium.sh

@@ -202,3 +202,33 @@ def test_browser_check_detects_an_external_request(chromium, tmp_path):
     page.write_text('<html><body><p>x</p><script src="https://cdn.example.org/lib.js"></script></body></html>')
     _, requests = load_page(chromium, page.as_uri(), tmp_path)
     assert external(requests) == ["https://cdn.example.org/lib.js"]
+
+
+def test_scorecard_lists_every_claim_and_matches_the_paper_results(built_book):
+    """The scorecard is assembled from this build's claims and results/paper/; the two must agree.
+
+    A notebook that stops recording a claim that its paper-scale result lists, or
+    records one that the result lacks, fails here: run ``make paper`` again.
+    """
+    data = json.loads((ROOT / "_build" / "scorecard.json").read_text())
+    assert sum(len(d["default"]) for d in data.values()) >= 40
+    html = (built_book / "book" / "scorecard.html").read_text()
+    for short, d in data.items():
+        assert d["default"], f"{short} records no claim"
+        assert d["paper"], f"{short} has no paper-scale result in results/paper/ (run make paper)"
+        default_ids = [c["id"] for c in d["default"]]
+        paper_ids = [c["id"] for c in d["paper"]]
+        assert set(default_ids) == set(paper_ids), (
+            f"{short}: claims only in this build {sorted(set(default_ids) - set(paper_ids))}, only in "
+            f"results/paper {sorted(set(paper_ids) - set(default_ids))}; run make paper")
+        for cid in default_ids:
+            assert cid in html, cid
+    assert "not runnable offline" in html and "reproduced" in html
+
+
+def test_runtime_table_is_generated_from_the_results(built_book):
+    html = (built_book / "book" / "reproducing.html").read_text()
+    assert "one after another" in html
+    for path in (ROOT / "results" / "paper").rglob("*.json"):
+        short = path.relative_to(ROOT / "results" / "paper").with_suffix("").as_posix()
+        assert short in html, short

@@ -10,7 +10,7 @@ import yaml
 ROOT = Path(__file__).resolve().parents[1]
 SRC = ROOT / "src" / "lupikit"
 PARTS = ("boosting", "twinsvm", "relevance", "oblivious")
-SHARED = ("datasets", "metrics", "kernels", "_validation", "claims")
+SHARED = ("datasets", "metrics", "kernels", "_validation", "claims", "_progress", "_harness", "_runs")
 
 
 def pyproject():

@@ -1,24 +1,26 @@
 #!/usr/bin/env bash
-# Install Debian's chromium (for the browser check of the built book) if it is
-# missing. Needs root or sudo; skips quietly when neither is available, in which
-# case the browser test is skipped with a reason.
+# Install Debian's chromium (for the browser check of the built book and the
+# PDF) and poppler-utils (pdftotext/pdfinfo, for the PDF check) if they are
+# missing. Needs root or sudo; skips quietly when neither is available, in
+# which case the tests that need them are skipped with a reason.
 set -u
-if command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1; then
-  exit 0
-fi
+need=""
+command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 || need="$need chromium fonts-dejavu-core"
+command -v pdftotext >/dev/null 2>&1 || need="$need poppler-utils"
+[ -z "$need" ] && exit 0
 SUDO=""
 if [ "$(id -u)" != "0" ]; then
   if command -v sudo >/dev/null 2>&1; then SUDO="sudo"; else
-    echo "chromium is missing and we are not root: the browser check will be skipped" >&2
+    echo "missing:$need and we are not root: the tests that need them will be skipped" >&2
     exit 0
   fi
 fi
 if command -v apt-get >/dev/null 2>&1; then
-  echo "installing Debian's chromium for the browser check..." >&2
+  echo "installing Debian's$need for the browser and PDF checks..." >&2
   export DEBIAN_FRONTEND=noninteractive
   $SUDO apt-get update -qq >/dev/null && \
-  $SUDO apt-get install -y -qq --no-install-recommends chromium fonts-dejavu-core >/dev/null || {
-    echo "could not install chromium: the browser check will be skipped" >&2
+  $SUDO apt-get install -y -qq --no-install-recommends $need >/dev/null || {
+    echo "could not install$need: the tests that need them will be skipped" >&2
     exit 0
   }
 fi

@@ -23,9 +23,9 @@ Examples
 --------
 >>> from lupikit.claims import Claims
 >>> claims = Claims("demo/example", display=False)
->>> rec = claims.check("demo.gap", "The gap is positive", 0.03, ">", 0.0,
-...                    paper="positive (Table 1)", verdict="direction")
->>> rec["verdict"], rec["holds"]
+>>> claims.check("demo.gap", "The gap is positive", 0.03, ">", 0.0,
+...              paper="positive (Table 1)", verdict="direction")
+>>> claims.records[-1]["verdict"], claims.records[-1]["holds"]
 ('direction', True)
 >>> claims.check("demo.small", "The error is small", 0.2, "<", 0.1, paper="< 0.1")
 Traceback (most recent call last):
@@ -210,7 +210,9 @@ class Claims:
 
         Returns
         -------
-        record : dict
+        None
+            (The record is appended to :attr:`records`; returning nothing keeps
+            a notebook cell that ends with a check from showing it twice.)
         """
         if verdict not in ("reproduced", "direction"):
             raise ValueError(f"verdict must be 'reproduced' or 'direction', got {verdict!r}.")
@@ -246,7 +248,6 @@ class Claims:
                 f"claim {claim_id} ({statement}) was expected not to hold here but does: "
                 f"measured {_fmt(value)}, {needs} (paper: {paper}); update the book's text"
             )
-        return record
 
     def not_runnable(self, claim_id, statement, *, paper, reason, source="", section=""):
         """Record a claim that cannot be checked offline, with the reason."""
@@ -255,7 +256,7 @@ class Claims:
             source=source, value=None, threshold=reason, holds=None,
             verdict="not runnable offline", section=section, preset=self.preset, expected=None,
         )
-        return self._emit(record)
+        self._emit(record)
 
     def summary(self):
         """A table of the claims recorded so far (a pandas DataFrame)."""

@@ -29,7 +29,6 @@ metrics of :mod:`lupikit.metrics`).
 """
 
 import numbers
-import sys
 
 import numpy as np
 import pandas as pd
@@ -39,8 +38,8 @@ from sklearn.datasets import load_breast_cancer
 from sklearn.metrics import accuracy_score, precision_score, recall_score, roc_auc_score
 from sklearn.model_selection import StratifiedShuffleSplit
 from sklearn.utils import Bunch, check_random_state
-from tqdm import tqdm
 
+from .._progress import progress as show_progress
 from ..datasets import load_adult, load_compas, load_german, make_lupi_classification
 from ..metrics import (
     beta_dependence,
@@ -251,7 +250,8 @@ def compare_models(models, task, *, n_repeats=3, test_size=0.3, privileged_only=
     n_jobs : int or None, default=None
         Splits run in parallel with joblib.
     progress : bool, default=False
-        Show a tqdm progress bar over the splits (only on a terminal).
+        Show a tqdm progress bar over the splits (only on a terminal; ``lupikit
+        run`` shows it in any case).
 
     Returns
     -------
@@ -280,8 +280,8 @@ def compare_models(models, task, *, n_repeats=3, test_size=0.3, privileged_only=
     sss = StratifiedShuffleSplit(n_splits=n_repeats, test_size=test_size,
                                  random_state=check_random_state(random_state))
     splits = list(sss.split(task.X, task.y))
-    bar = tqdm(enumerate(splits), total=n_repeats, desc=str(task.get("name", "task")),
-               disable=not (progress and sys.stderr.isatty()))
+    bar = show_progress(enumerate(splits), total=n_repeats, desc=str(task.get("name", "task")),
+                        enabled=progress)
     out = Parallel(n_jobs=n_jobs)(
         delayed(_one_split)(models, task, tr, te, r, privileged_only) for r, (tr, te) in bar
     )

@@ -20,6 +20,7 @@ from sklearn.metrics import accuracy_score, f1_score
 from sklearn.model_selection import ParameterGrid, StratifiedKFold, train_test_split
 from sklearn.preprocessing import StandardScaler
 
+from .._progress import progress
 from ._privileged import PCAPrivileged
 from ._twin import DegeneratePlaneWarning
 
@@ -90,7 +91,7 @@ def holdout_tune(estimator, grid, X, y, *, n_components=0.95, tune_size=0.1, ran
     candidates = list(ParameterGrid(grid))
     scores = Parallel(n_jobs=n_jobs)(
         delayed(_tune_score)(estimator, params, X_tr, y_tr, X_tu, y_tu, n_components, uses_priv)
-        for params in candidates)
+        for params in progress(candidates, desc=f"tuning {type(estimator).__name__}"))
     best, best_score = {}, -np.inf
     for params, score in zip(candidates, scores):
         if score > best_score + 1e-12:
@@ -142,6 +143,6 @@ def cross_validate_lupi(estimator, X, y, *, n_components=0.95, n_splits=5, rando
     uses_priv = getattr(estimator, "_uses_privileged", False)
     folds = Parallel(n_jobs=n_jobs)(
         delayed(_fold)(estimator, X, y, tr, te, n_components, uses_priv)
-        for tr, te in cv.split(X, y))
+        for tr, te in progress(cv.split(X, y), total=n_splits, desc=f"folds {type(estimator).__name__}"))
     acc, f1, times = (np.array(v) for v in zip(*folds))
     return {"accuracy": acc, "f1": f1, "fit_time": times}

@@ -1,0 +1,40 @@
+"""The committed paper-scale results (``results/paper/``) follow their schema.
+
+They are written by ``lupikit paper``, never by hand: one file per notebook.
+"""
+
+import json
+from pathlib import Path
+
+import pytest
+
+from lupikit import _runs
+from lupikit.claims import VERDICTS
+
+ROOT = Path(__file__).resolve().parents[1]
+RESULTS = sorted((ROOT / "results" / "paper").rglob("*.json"))
+NOTEBOOKS = sorted(p for p in (ROOT / "notebooks").rglob("*.ipynb") if ".ipynb_checkpoints" not in p.parts)
+
+
+def test_every_notebook_has_a_result():
+    have = {p.relative_to(ROOT / "results" / "paper").with_suffix("").as_posix() for p in RESULTS}
+    want = {p.relative_to(ROOT / "notebooks").with_suffix("").as_posix() for p in NOTEBOOKS}
+    assert have == want
+
+
+@pytest.mark.parametrize("path", RESULTS, ids=[p.stem for p in RESULTS])
+def test_result_schema(path):
+    rec = json.loads(path.read_text())
+    assert tuple(rec) == _runs.RESULT_KEYS
+    assert rec["notebook"] == path.relative_to(ROOT / "results" / "paper").with_suffix("").as_posix()
+    assert rec["parameters"]["preset"] == "paper"
+    assert isinstance(rec["seconds"], (int, float)) and rec["seconds"] > 0
+    assert len(rec["git_commit"]) == 40 and rec["executed_at"].endswith("+00:00")
+    assert set(rec["fingerprint"]) == {"notebook", "code"}
+    assert rec["claims"], "no claims recorded"
+    ids = [c["id"] for c in rec["claims"]]
+    assert len(ids) == len(set(ids))
+    for c in rec["claims"]:
+        assert set(c) == {"id", "statement", "paper_value", "value", "verdict", "threshold", "source", "section"}
+        assert c["verdict"] in VERDICTS
+        assert isinstance(c["statement"], str) and c["statement"]
