@@ -232,3 +232,34 @@ def test_runtime_table_is_generated_from_the_results(built_book):
     for path in (ROOT / "results" / "paper").rglob("*.json"):
         short = path.relative_to(ROOT / "results" / "paper").with_suffix("").as_posix()
         assert short in html, short
+
+
+@pytest.fixture(scope="module")
+def built_pdf(built_book, chromium):
+    if shutil.which("pdftotext") is None:
+        if os.environ.get("CI"):
+            pytest.fail("pdftotext is required in CI (tools/ensure_chromium.sh installs poppler-utils)")
+        pytest.skip("pdftotext is not installed (run tools/ensure_chromium.sh)")
+    proc = subprocess.run([sys.executable, str(ROOT / "tools" / "build_book.py"), "pdf"],
+                          cwd=ROOT, capture_output=True, text=True)
+    (ROOT / "_build" / "pdf-build.log").write_text(proc.stdout + proc.stderr)
+    assert proc.returncode == 0, (proc.stdout + proc.stderr)[-5000:]
+    return ROOT / "_build" / "pdf" / "lupikit.pdf"
+
+
+def test_pdf_holds_the_whole_book_with_typeset_math(built_pdf):
+    info = subprocess.run(["pdfinfo", str(built_pdf)], capture_output=True, text=True, check=True).stdout
+    pages = int(re.search(r"^Pages:\s+(\d+)", info, re.M).group(1))
+    assert pages >= 100, pages
+    text = subprocess.run(["pdftotext", "-layout", str(built_pdf), "-"], capture_output=True, text=True,
+                          check=True).stdout
+    for title in ("Part I: Privileged-information gradient boosting",
+                  "Part II: Pinball twin SVMs with privileged information",
+                  "Part III: Feature relevance intervals",
+                  "Part IV: Oblivious features and kernels for fairness",
+                  "Scorecard", "Exercises"):
+        assert title.lower() in text.lower(), title
+    # the math is typeset (MathJax's glyphs are text), not left as TeX source
+    assert "\\\\(" not in text and "$$" not in text and "\\\\begin{" not in text
+    assert "α" in text or "𝛼" in text
+    assert "Solution to Exercise" not in text  # solutions are omitted from the PDF

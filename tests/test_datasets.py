@@ -2,7 +2,13 @@ import numpy as np
 import pytest
 from sklearn.linear_model import LogisticRegression
 
-from lupikit.datasets import load_adult, load_compas, load_german, make_lupi_classification
+from lupikit.datasets import (
+    load_adult,
+    load_adult_donini,
+    load_compas,
+    load_german,
+    make_lupi_classification,
+)
 
 
 def test_make_lupi_classification_shapes_and_determinism():
@@ -71,6 +77,51 @@ def test_load_adult_with_missing_rows_kept():
     assert missing.sum() == 48842 - 45222
     assert set(full.data.columns[full.data.isna().any()]) == {"workclass", "occupation", "native_country"}
     assert full.target.shape == (48842,) and full.target.sum() == 11687
+
+
+def test_load_adult_donini_reproduces_the_extraction():
+    """Donini et al.'s 'smaller' Adult (fair_ERM), the data of Table 1."""
+    b = load_adult_donini()
+    assert b.X_train.shape == (1628, 13) and b.X_test.shape == (12661, 13)
+    assert b.y_train.shape == (1628,) and b.y_test.shape == (12661,)
+    assert b.sensitive_index == 9 and b.sensitive_name == "sex"
+    assert b.feature_names[9] == "sex" and "native_country" not in b.feature_names
+    assert b.feature_names[:3] == ["age", "workclass", "fnlwgt"] and len(b.feature_names) == 13
+    # labels as in the authors' code: -1 / +1
+    assert set(np.unique(b.y_train)) == {-1.0, 1.0} and set(np.unique(b.y_test)) == {-1.0, 1.0}
+    # label-encoded, not one-hot; sex: two standardised values, codes 0 = Female, 1 = Male
+    assert b.sensitive_values == ["Female", "Male"]
+    assert len(np.unique(b.X_train[:, 9])) == 2
+    np.testing.assert_array_equal(b.X_train[:, 9] > 0, b.S_train == 1)
+    np.testing.assert_array_equal(b.X_test[:, 9] > 0, b.S_test == 1)
+    # one scaler fitted on all 45 222 complete rows: the union of the pieces is not
+    # centred, but with the 2 399 omitted rows back it is exactly standardised
+    full = load_adult_donini(smaller=False)
+    assert full.X_train.shape == (32561, 13) and full.X_test.shape == (12661, 13)
+    M = np.vstack([full.X_train, full.X_test])
+    assert M.shape[0] == 45222
+    np.testing.assert_allclose(M.mean(axis=0), 0.0, atol=1e-10)
+    np.testing.assert_allclose(M.std(axis=0), 1.0, atol=1e-10)
+    np.testing.assert_array_equal(full.X_train[:1628], b.X_train)
+    np.testing.assert_array_equal(full.X_test, b.X_test)
+    # the rows are those of load_adult in file order: training rows from the training
+    # file, test rows the last 12 661 complete rows of the test file
+    raw = load_adult(subset="all")
+    np.testing.assert_array_equal(b.y_train == 1, raw.target[:1628] == 1)
+    np.testing.assert_array_equal(b.y_test == 1, raw.target[32561:] == 1)
+    assert raw.data["age"].iloc[0] == 39 and b.X_train[0, 0] == pytest.approx(
+        (39 - raw.data["age"].mean()) / raw.data["age"].std(ddof=0))
+    # ages are standardised, not encoded
+    np.testing.assert_allclose(
+        b.X_test[:, 0] * raw.data["age"].std(ddof=0) + raw.data["age"].mean(),
+        raw.data["age"].to_numpy()[32561:], atol=1e-9)
+    # deterministic
+    again = load_adult_donini()
+    np.testing.assert_array_equal(again.X_train, b.X_train)
+    np.testing.assert_array_equal(again.y_test, b.y_test)
+    assert "Donini" in b.DESCR and "fair_ERM" in b.DESCR
+    with pytest.raises(TypeError, match="smaller"):
+        load_adult_donini(smaller="yes")
 
 
 def test_load_compas_matches_propublica_filter():

@@ -39,6 +39,27 @@ def test_beta_dependence_string_groups_and_columns():
     assert metrics.beta_dependence(y, np.array([[0], [0], [1], [1]])) == 0.0
 
 
+def test_beta_dependence_paper_scale():
+    """scale="paper": the sum without the factor 1/2 (the authors' code, Table 1)."""
+    rng = np.random.default_rng(1)
+    for _ in range(10):
+        s = rng.integers(0, 2, 300)
+        y = np.where(rng.random(300) < 0.3 + 0.3 * s, 1.0, -1.0)
+        half = metrics.beta_dependence(y, s)
+        # the default is unchanged (Eq. 14 with its 1/2) ...
+        assert half == pytest.approx(brute_force_beta(y, s), abs=1e-12)
+        assert metrics.beta_dependence(y, s, scale="mixing") == half
+        # ... and the paper's scale is the plain sum of |P(y, s) - P(y) P(s)|
+        paper = metrics.beta_dependence(y, s, scale="paper")
+        assert paper == pytest.approx(2 * brute_force_beta(y, s), abs=1e-12)
+        assert paper == pytest.approx(2 * half, abs=1e-15)
+    # Y = S, balanced: 4 * |1/2 - 1/4| = 1 on the paper's scale
+    s = np.repeat([0, 1], 50)
+    assert metrics.beta_dependence(s, s, scale="paper") == pytest.approx(1.0)
+    with pytest.raises(ValueError, match="scale"):
+        metrics.beta_dependence(s, s, scale="half")
+
+
 def test_demographic_parity_difference():
     y_pred = np.array([1, 1, 1, 0, 0, 0, 1, 0])
     s = np.array([0, 0, 0, 0, 1, 1, 1, 1])

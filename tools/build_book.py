@@ -140,8 +140,6 @@ def write_times(cache, notebooks, executed, jobs):
     ``executed`` are the notebooks run by this build; the others come from the
     cache with the time of the run that cached them.
     """
-    import json
-
     rows = []
     for nb in notebooks:
         try:
@@ -431,8 +429,11 @@ def pdf():
         return 1
     out = BUILD / "pdf" / "lupikit.pdf"
     out.parent.mkdir(parents=True, exist_ok=True)
-    handler = partial(http.server.SimpleHTTPRequestHandler, directory=str(single))
-    http.server.SimpleHTTPRequestHandler.log_message = lambda *a: None
+    class Quiet(http.server.SimpleHTTPRequestHandler):
+        def log_message(self, *args):
+            pass
+
+    handler = partial(Quiet, directory=str(single))
     httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
     threading.Thread(target=httpd.serve_forever, daemon=True).start()
     t0 = time.perf_counter()

@@ -26,10 +26,11 @@ import papermill as pm
 from jupyter_client.manager import KernelManager
 from traitlets import Unicode, default
 
-from .claims import fingerprint, provenance, read_claims
+from .claims import code_paths, fingerprints, provenance, read_claims
 
 __all__ = [
     "RESULT_KEYS",
+    "IPCKernelManager",
     "execute",
     "code_paths",
     "fingerprints",
@@ -44,10 +45,6 @@ __all__ = [
 #: keys of a paper-scale result file, in order
 RESULT_KEYS = ("notebook", "parameters", "claims", "lupikit_version", "git_commit", "executed_at",
                "seconds", "machine", "fingerprint")
-_PACKAGE = Path(__file__).resolve().parent
-_COMMON = ("datasets", "metrics.py", "kernels.py", "_validation.py", "claims.py")
-
-
 class IPCKernelManager(KernelManager):
     """A kernel manager that talks to its kernel over IPC (Unix sockets), not TCP.
 
@@ -79,20 +76,6 @@ def execute(path, target, parameters, *, kernel="python3", progress=False, log_o
     except pm.PapermillExecutionError as exc:
         error = f"{exc.ename}: {exc.evalue}"
     return time.perf_counter() - t0, error
-
-
-def code_paths(short_name):
-    """The library code a notebook's results depend on: its part and the common modules."""
-    part = short_name.split("/", 1)[0]
-    paths = [_PACKAGE / m for m in _COMMON]
-    if (_PACKAGE / part).is_dir():
-        paths.insert(0, _PACKAGE / part)
-    return paths
-
-
-def fingerprints(path, short_name):
-    """Hashes of the notebook's source and of the code it depends on."""
-    return {"notebook": fingerprint([path]), "code": fingerprint(code_paths(short_name))}
 
 
 def paper_record(path, short_name, executed, parameters, seconds, executed_at):

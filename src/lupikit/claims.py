@@ -63,6 +63,9 @@ __all__ = [
     "Claims",
     "read_claims",
     "fingerprint",
+    "fingerprints",
+    "code_paths",
+    "find_paper_result",
     "provenance",
 ]
 
@@ -151,6 +154,14 @@ class Claims:
             k: v for k, v in parameters.items() if isinstance(v, (str, int, float, bool, list, type(None)))}
         self.records = []
         self.executed_at = _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
+        # the paper-scale values recorded by `lupikit paper`, shown beside this run's
+        found = find_paper_result(notebook) if display and preset != "paper" else None
+        self._paper, self._paper_note = {}, ""
+        if found is not None:
+            record, stale = found
+            self._paper = {c["id"]: c for c in record.get("claims", [])}
+            self._paper_note = f"recorded {record.get('executed_at', '?')[:10]}" + (
+                ", stale: the notebook or its part's code changed since" if stale else "")
         if display and _display is not None:
             prov = provenance()
             params = ", ".join(f"`{k}={v!r}`" for k, v in self.parameters.items() if k != "preset")
@@ -170,7 +181,11 @@ class Claims:
             except Exception:  # pragma: no cover - outside a kernel
                 pass
         if self.display and _display is not None:
-            _display(Markdown(record._repr_markdown_()))
+            line = record._repr_markdown_()
+            paper = self._paper.get(record["id"])
+            if paper is not None and paper.get("value") is not None:
+                line += f" At the paper preset: **{_fmt(paper['value'])}**, *{paper['verdict']}* ({self._paper_note})."
+            _display(Markdown(line))
         return record
 
     def check(self, claim_id, statement, value, op=None, threshold=None, *, paper, source="",
@@ -325,6 +340,53 @@ def _version():
         return metadata.version("lupikit")
     except metadata.PackageNotFoundError:  # pragma: no cover - run from a source tree
         return "unknown"
+
+
+_PACKAGE = Path(__file__).resolve().parent
+_COMMON = ("datasets", "metrics.py", "kernels.py", "_validation.py", "claims.py")
+
+
+def code_paths(notebook):
+    """The library code a notebook's results depend on: its part and the common modules.
+
+    ``notebook`` is the short name ``"<part>/<name>"``; the part is the
+    subpackage of that name, if there is one.
+    """
+    part = notebook.split("/", 1)[0]
+    paths = [_PACKAGE / m for m in _COMMON]
+    if (_PACKAGE / part).is_dir():
+        paths.insert(0, _PACKAGE / part)
+    return paths
+
+
+def fingerprints(path, notebook):
+    """Hashes of a notebook's source and of the code it depends on (a dict)."""
+    return {"notebook": fingerprint([path]), "code": fingerprint(code_paths(notebook))}
+
+
+def find_paper_result(notebook, start=None):
+    """The recorded paper-scale result of ``notebook`` and whether it is stale, or None.
+
+    Looks for ``results/paper/<part>/<name>.json`` in the folder ``start``
+    (default: the working directory, where a notebook runs) and its parents, or
+    in ``$LUPIKIT_RESULTS``; the notebook's source is taken next to the working
+    directory (``<name>.ipynb``).
+
+    Returns
+    -------
+    (record, stale) or None
+    """
+    start = Path.cwd() if start is None else Path(start)
+    roots = [Path(os.environ["LUPIKIT_RESULTS"])] if os.environ.get("LUPIKIT_RESULTS") else [
+        d / "results" / "paper" for d in (start, *start.parents)]
+    for root in roots:
+        path = root / f"{notebook}.json"
+        if path.is_file():
+            record = json.loads(path.read_text(encoding="utf-8"))
+            source = start / f"{notebook.rsplit('/', 1)[-1]}.ipynb"
+            stale = not source.is_file() or record.get("fingerprint") != fingerprints(source, notebook)
+            return record, stale
+    return None
 
 
 def provenance():

@@ -6,7 +6,7 @@ Ordinal regression (Part III)
 
 Fairness (Parts I and IV)
     :func:`beta_dependence` (the empirical e_beta of Grünewälder & Khaleghi,
-    Eq. 14), :func:`demographic_parity_difference`,
+    Eq. 14; ``scale="paper"`` for the scale of their Table 1), :func:`demographic_parity_difference`,
     :func:`equalized_odds_difference`, :func:`deo` (difference of equal
     opportunity, Donini et al. 2018).
 
@@ -124,7 +124,7 @@ def _groups(sensitive_features, n):
     return s
 
 
-def beta_dependence(y_pred, sensitive_features):
+def beta_dependence(y_pred, sensitive_features, *, scale="mixing"):
     r"""Empirical :math:`e_\beta` dependence between predictions and S.
 
     With empirical frequencies :math:`\hat P`,
@@ -139,6 +139,16 @@ def beta_dependence(y_pred, sensitive_features):
     2007). It is 0 exactly when the empirical joint distribution factorises
     and at most 1.
 
+    **Two scales.** The factor :math:`\frac12` of Eq. (14) (and of Bradley's
+    β-coefficient) is the default here. The numbers that Grünewälder &
+    Khaleghi *report* (Table 1, Section 7.1) were computed by the authors'
+    ``estimate_beta_dependence`` (https://github.com/azalk/Oblivious,
+    ``SVM_Example.py``), which sums the absolute differences without the
+    factor :math:`\frac12`; they are twice the value of Eq. (14).
+    ``scale="paper"`` returns that sum, on the scale of Table 1 (between 0
+    and 2). Ratios between methods, such as Table 1's relative
+    :math:`e_\beta`, are the same on both scales.
+
     Parameters
     ----------
     y_pred : array-like of shape (n_samples,)
@@ -146,6 +156,10 @@ def beta_dependence(y_pred, sensitive_features):
     sensitive_features : array-like of shape (n_samples,) or (n_samples, k)
         Discrete sensitive attribute(s); several columns define one group per
         distinct row.
+    scale : {"mixing", "paper"}, default="mixing"
+        ``"mixing"``: Eq. (14) with its factor :math:`\frac12` (at most 1);
+        ``"paper"``: without it, as in the authors' code and Table 1
+        (twice ``"mixing"``).
 
     Returns
     -------
@@ -158,7 +172,11 @@ def beta_dependence(y_pred, sensitive_features):
     0.0
     >>> beta_dependence([0, 0, 1, 1], [0, 0, 1, 1])
     0.5
+    >>> beta_dependence([0, 0, 1, 1], [0, 0, 1, 1], scale="paper")
+    1.0
     """
+    if scale not in ("mixing", "paper"):
+        raise ValueError(f"scale must be 'mixing' or 'paper', got {scale!r}.")
     y_pred = _as_1d(y_pred, "y_pred")
     s = _groups(sensitive_features, y_pred.shape[0])
     _, yi = np.unique(y_pred, return_inverse=True)
@@ -167,7 +185,8 @@ def beta_dependence(y_pred, sensitive_features):
     np.add.at(joint, (yi.ravel(), si.ravel()), 1.0)
     joint /= joint.sum()
     indep = np.outer(joint.sum(axis=1), joint.sum(axis=0))
-    return float(0.5 * np.abs(joint - indep).sum())
+    total = float(np.abs(joint - indep).sum())
+    return total if scale == "paper" else 0.5 * total
 
 
 def demographic_parity_difference(y_pred, sensitive_features, *, pos_label=1):

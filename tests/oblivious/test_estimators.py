@@ -68,6 +68,34 @@ def test_estimation_fraction_one_uses_all_points():
     np.testing.assert_array_equal(m.estimation_indices_, np.arange(80))
 
 
+def test_ordered_split_first_rows_fit_last_rows_estimate():
+    """split="ordered": the authors' layout, first half trains, second half estimates."""
+    rng = np.random.default_rng(11)
+    S = rng.integers(0, 2, 201)
+    X = np.c_[rng.normal(size=201) + S, rng.normal(size=201)]
+    y = (X[:, 0] + X[:, 1] > 0.5).astype(int)
+    clf = ObliviousSVC(kernel="linear", C=1.0, split="ordered").fit(X, y, sensitive_features=S)
+    n_est = int(round(0.5 * 201))
+    np.testing.assert_array_equal(clf.fit_indices_, np.arange(201 - n_est))
+    np.testing.assert_array_equal(clf.estimation_indices_, np.arange(201 - n_est, 201))
+    f, e = clf.fit_indices_, clf.estimation_indices_
+    ok = ObliviousKernel(kernel="linear").fit(X[e], S[e])
+    ref = SVC(C=1.0, kernel="precomputed").fit(ok.gram(X[f], S[f]), y[f])
+    np.testing.assert_allclose(clf.decision_function(X[:20], sensitive_features=S[:20]),
+                               ref.decision_function(ok.cross(X[:20], S[:20], X[f], S[f])),
+                               atol=1e-8)
+    # deterministic (no random_state involved) and the same for ridge
+    again = ObliviousSVC(kernel="linear", C=1.0, split="ordered", random_state=5).fit(
+        X, y, sensitive_features=S)
+    np.testing.assert_array_equal(again.decision_function(X, sensitive_features=S),
+                                  clf.decision_function(X, sensitive_features=S))
+    r = ObliviousRidge(kernel="linear", split="ordered", estimation_fraction=0.25).fit(
+        X, y.astype(float), sensitive_features=S)
+    np.testing.assert_array_equal(r.estimation_indices_, np.arange(201 - 50, 201))
+    with pytest.raises(ValueError, match="split"):
+        ObliviousSVC(split="file").fit(X, y, sensitive_features=S)
+
+
 def test_svc_matches_precomputed_svc():
     rng = np.random.default_rng(5)
     S = rng.integers(0, 2, 300).astype(float)

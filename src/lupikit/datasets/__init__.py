@@ -4,7 +4,7 @@ Everything here works offline: real data sets are shipped compressed in
 ``lupikit/datasets/data/`` (see ``data/README.md`` for sources and licences).
 """
 
-from ._fairness import load_adult, load_compas, load_german
+from ._fairness import load_adult, load_adult_donini, load_compas, load_german
 from ._ordinal import (
     bin_target,
     load_anes96,
@@ -19,6 +19,7 @@ from ._uci import load_breast_cancer_wisconsin, load_glass, load_haberman, load_
 __all__ = [
     "make_lupi_classification",
     "load_adult",
+    "load_adult_donini",
     "load_compas",
     "load_german",
     "load_breast_cancer_wisconsin",

@@ -2,7 +2,9 @@
 
 Both estimators split the training sample in two (Section 6.3): one part
 estimates the conditional mean embeddings (:class:`ObliviousKernel`), the
-other fits the kernel method. ``markov=False`` ("Oblivious") trains on the
+other fits the kernel method; at random (stratified by a discrete ``S``) or,
+with ``split="ordered"``, in row order as in the authors' code (the first rows
+fit, the last rows estimate). ``markov=False`` ("Oblivious") trains on the
 oblivious Gram matrix :math:`O`; ``markov=True`` ("M-Oblivious") trains the
 standard kernel method on :math:`K` and only maps the *new* points to oblivious
 features at prediction time.
@@ -55,18 +57,23 @@ class _ObliviousBase(BaseEstimator):
             )
         if not isinstance(self.markov, (bool, np.bool_)):
             raise TypeError(f"markov={self.markov!r} must be a bool.")
+        if self.split not in ("random", "ordered"):
+            raise ValueError(f"split={self.split!r} must be 'random' or 'ordered'.")
         n = X.shape[0]
         idx = np.arange(n)
+        n_est = n if frac == 1.0 else int(round(frac * n))
+        if frac != 1.0 and (n_est < 1 or n_est >= n):
+            raise ValueError(
+                f"estimation_fraction={frac!r} leaves no point for estimation "
+                f"or for fitting with {n} samples."
+            )
         if frac == 1.0:
             est_idx = fit_idx = idx
+        elif self.split == "ordered":
+            # the authors' ObliviousData: first rows fit, last rows estimate
+            fit_idx, est_idx = idx[: n - n_est], idx[n - n_est:]
         else:
             rng = check_random_state(self.random_state)
-            n_est = int(round(frac * n))
-            if n_est < 1 or n_est >= n:
-                raise ValueError(
-                    f"estimation_fraction={frac!r} leaves no point for estimation "
-                    f"or for fitting with {n} samples."
-                )
             strat = None
             # keep every group in the estimation part for discrete S
             _, inv, cnt = np.unique(S, axis=0, return_inverse=True, return_counts=True)
@@ -120,8 +127,14 @@ class ObliviousRidge(RegressorMixin, _ObliviousBase):
         Fraction of the training sample used to estimate the conditional mean
         embeddings; the rest fits the ridge regression. ``1.0`` uses the whole
         sample for both.
+    split : {"random", "ordered"}, default="random"
+        How the sample is split: at random (stratified by a discrete ``S``;
+        seeded by ``random_state``), or in row order, the first
+        ``n - round(estimation_fraction * n)`` rows fitting and the remaining
+        last rows estimating, as in the authors' code
+        (https://github.com/azalk/Oblivious, ``ObliviousClass.py``).
     random_state : int, RandomState or None, default=None
-        Seeds the estimation / fitting split.
+        Seeds the estimation / fitting split (``split="random"``).
 
     Attributes
     ----------
@@ -160,6 +173,7 @@ class ObliviousRidge(RegressorMixin, _ObliviousBase):
         grid_range=None,
         markov=False,
         estimation_fraction=0.5,
+        split="random",
         empty_cell="zero",
         handle_unknown="error",
         random_state=None,
@@ -174,6 +188,7 @@ class ObliviousRidge(RegressorMixin, _ObliviousBase):
         self.grid_range = grid_range
         self.markov = markov
         self.estimation_fraction = estimation_fraction
+        self.split = split
         self.empty_cell = empty_cell
         self.handle_unknown = handle_unknown
         self.random_state = random_state
@@ -246,12 +261,20 @@ class ObliviousSVC(ClassifierMixin, _ObliviousBase):
     estimation_fraction : float in (0, 1], default=0.5
         Fraction of the sample used to estimate the conditional means; ``1.0``
         uses the whole sample for both estimation and training.
+    split : {"random", "ordered"}, default="random"
+        How the sample is split: at random (stratified by a discrete ``S``;
+        seeded by ``random_state``), or in row order, the first
+        ``n - round(estimation_fraction * n)`` rows training the SVM and the
+        remaining last rows estimating the conditional means, as in the
+        authors' code (https://github.com/azalk/Oblivious,
+        ``ObliviousClass.py``; with ``estimation_fraction=0.5``, the first
+        half trains and the second half estimates).
     class_weight : dict, "balanced" or None, default=None
         Passed to :class:`~sklearn.svm.SVC`.
     tol : float, default=1e-3
         SVC stopping tolerance.
     random_state : int, RandomState or None, default=None
-        Seeds the estimation / training split.
+        Seeds the estimation / training split (``split="random"``).
 
     Attributes
     ----------
@@ -287,6 +310,7 @@ class ObliviousSVC(ClassifierMixin, _ObliviousBase):
         grid_range=None,
         markov=False,
         estimation_fraction=0.5,
+        split="random",
         empty_cell="zero",
         handle_unknown="error",
         class_weight=None,
@@ -303,6 +327,7 @@ class ObliviousSVC(ClassifierMixin, _ObliviousBase):
         self.grid_range = grid_range
         self.markov = markov
         self.estimation_fraction = estimation_fraction
+        self.split = split
         self.empty_cell = empty_cell
         self.handle_unknown = handle_unknown
         self.class_weight = class_weight
