@@ -523,7 +523,9 @@ def cmd_paper(args):
         if old is not None and not args.force and not _runs.is_stale(old, path, short):
             print(f"  {short}: unchanged since {old['executed_at']}, not run again")
             continue
-        todo.append((path, short))
+        todo.append((path, short, 0.0 if old is None else float(old.get("seconds", 0.0))))
+    # the longest first (by their last recorded time), so that the slots finish together
+    todo = [(path, short) for path, short, _ in sorted(todo, key=lambda t: -t[2])]
     if not todo:
         print("every paper-scale result is up to date (use --force to run them again)")
         return 0
