@@ -269,18 +269,26 @@ def write_generated(executed, preset):
         for short in shorts:
             d = data[short]
             paper_by_id = {c["id"]: c for c in d["paper"]}
-            for c in d["default"]:
+            default_ids = {c["id"] for c in d["default"]}
+            # Some claims exist only at some parameters (a dataset or kernel the
+            # default preset leaves out): those rows come from the paper record.
+            rows = [(c, True) for c in d["default"]]
+            rows += [(c, False) for c in d["paper"] if c["id"] not in default_ids]
+            for c, in_build in rows:
                 p = paper_by_id.get(c["id"])
                 if p is None:
                     paper_val = "not recorded"
                 else:
                     paper_val = _fmt(p["value"]) if p["value"] is not None else "–"
                     paper_val += f" ({p['verdict']}{', stale' if d['stale'] else ''})"
-                ours = "–" if c["value"] is None else _fmt(c["value"])
-                if c["threshold"] and c["verdict"] != "not runnable offline":
-                    ours += f" (needs {c['threshold']})"
+                if not in_build:
+                    ours = f"not run at the {preset} preset"
                 elif c["verdict"] == "not runnable offline":
                     ours = "not runnable: " + c["threshold"]
+                else:
+                    ours = "–" if c["value"] is None else _fmt(c["value"])
+                    if c["threshold"]:
+                        ours += f" (needs {c['threshold']})"
                 link = f"[{short}{' § ' + c['section'] if c['section'] else ''}](../notebooks/{short}.ipynb{_anchor(c['section'])})"
                 paper_text = c["paper_value"] + (f" ({c['source']})" if c["source"] else "")
                 lines.append(f"| {_cell(c['statement'])} `{c['id']}` | {_cell(paper_text)} | {_cell(ours)} | "
@@ -398,6 +406,13 @@ div.solution, .toggle-button, .dropdown.solution { display: none !important; }
 .prev-next-area, .bd-header-announcement, .sidebar-toggle { display: none !important; }
 .bd-main .bd-content .bd-article-container { max-width: 100% !important; }
 div.cell_output, div.output { break-inside: avoid; }
+/* wide tables (the scorecard) wrap inside the page instead of being cut off */
+.pst-scrollable-table-container, .table-wrapper, div.output { overflow: visible !important; }
+table.table { width: 100% !important; table-layout: fixed; font-size: 80%; }
+table.table th, table.table td { overflow-wrap: anywhere; word-break: normal; }
+table.table code, table.table span.pre { white-space: normal !important; word-break: break-all; }
+tr { break-inside: avoid; }
+@page { size: A4; margin: 14mm 12mm; }
 </style>
 """
 
@@ -419,10 +434,12 @@ def pdf():
     if subprocess.run(cmd, cwd=ROOT).returncode != 0:
         return 1
     single = BUILD / "singlehtml"
+    # The single page is written at the root document's path (book/index.html)
+    # but with links relative to the output folder, next to a redirecting
+    # index.html: the page is printed from the output folder itself.
     page = single / "index.html"
-    html = page.read_text(encoding="utf-8")
-    if PRINT_CSS not in html:
-        page.write_text(html.replace("</head>", PRINT_CSS + "</head>", 1), encoding="utf-8")
+    html = (single / "book" / "index.html").read_text(encoding="utf-8")
+    page.write_text(html.replace("</head>", PRINT_CSS + "</head>", 1), encoding="utf-8")
     chromium = shutil.which("chromium") or shutil.which("chromium-browser")
     if chromium is None:
         print("[pdf] chromium is needed (tools/ensure_chromium.sh installs Debian's)", file=sys.stderr)
