@@ -1,3 +1,4 @@
+import inspect
 import itertools
 
 import numpy as np
@@ -93,3 +94,14 @@ def test_metric_input_errors():
         metrics.mean_absolute_error([1, 2, 3], [1, 2])
     with pytest.raises(ValueError, match="sensitive_features must have one value per sample"):
         metrics.beta_dependence([0, 1, 0], [0, 1])
+
+
+@pytest.mark.parametrize("name", metrics.__all__)
+def test_every_metric_rejects_empty_input_clearly(name):
+    """Empty input is a ValueError saying so, not an error from inside numpy."""
+    f = getattr(metrics, name)
+    sig = inspect.signature(f)
+    n_args = sum(1 for p in sig.parameters.values()
+                 if p.default is inspect.Parameter.empty and p.kind == p.POSITIONAL_OR_KEYWORD)
+    with pytest.raises(ValueError, match="empty"):
+        f(*([np.array([])] * n_args))

@@ -104,3 +104,156 @@ def test_readme_python_example_runs():
     with sklearn.config_context():  # the example switches metadata routing on globally
         for code in blocks:
             exec(compile(code, "README.md", "exec"), {})
+
+
+# --------------------------------------------------------------------------
+# The import graph: no cycles, no imports hidden in functions
+# --------------------------------------------------------------------------
+def _module_name(path):
+    rel = path.relative_to(SRC.parent).with_suffix("")
+    parts = rel.parts[:-1] if rel.name == "__init__" else rel.parts
+    return ".".join(parts)
+
+
+def _graph():
+    """``{module: set of lupikit modules it imports at module level}``."""
+    files = sorted(SRC.rglob("*.py"))
+    modules = {_module_name(f): f for f in files}
+    graph = {}
+    for name, f in modules.items():
+        deps = set()
+        for mod in _imports_at(f, top_level=True):
+            # "pkg.mod.name" may be a module or a name inside "pkg.mod"
+            while mod and mod not in modules:
+                mod = mod.rpartition(".")[0]
+            if mod and mod != name:
+                deps.add(mod)
+        graph[name] = deps
+    return graph
+
+
+def _imports_at(path, *, top_level):
+    """The lupikit imports of a file, at module level (top_level) or inside functions."""
+    tree = ast.parse(path.read_text())
+    pkg = path.relative_to(SRC.parent).with_suffix("").parts[:-1]
+    if path.name == "__init__.py":
+        pkg = path.relative_to(SRC.parent).parts[:-1]
+
+    def names(node):
+        if isinstance(node, ast.Import):
+            return [a.name for a in node.names]
+        if node.level:
+            base = list(pkg[: len(pkg) - node.level + 1])
+            mod = ".".join(base + ([node.module] if node.module else []))
+        else:
+            mod = node.module or ""
+        # each imported name resolves (in _graph) to the module that holds it
+        return [f"{mod}.{a.name}" for a in node.names]
+
+    out = []
+
+    def visit(node, in_function):
+        for child in ast.iter_child_nodes(node):
+            inner = in_function or isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef))
+            if isinstance(child, (ast.Import, ast.ImportFrom)) and in_function != top_level:
+                out.extend(n for n in names(child) if n.startswith("lupikit"))
+            visit(child, inner)
+
+    visit(tree, False)
+    return out
+
+
+def test_no_import_cycle_inside_lupikit():
+    graph = _graph()
+    assert len(graph) > 40
+    state, stack = {}, []
+
+    def dfs(u):
+        state[u] = "open"
+        stack.append(u)
+        for v in sorted(graph[u]):
+            if state.get(v) == "open":
+                cycle = stack[stack.index(v):] + [v]
+                raise AssertionError("import cycle: " + " -> ".join(cycle))
+            if v not in state:
+                dfs(v)
+        stack.pop()
+        state[u] = "done"
+
+    for module in sorted(graph):
+        if module not in state:
+            dfs(module)
+
+
+def test_no_lupikit_import_inside_a_function():
+    """Imports of lupikit's own modules sit at module level (none hides a cycle)."""
+    hidden = {str(f.relative_to(ROOT)): _imports_at(f, top_level=False)
+              for f in sorted(SRC.rglob("*.py"))}
+    assert {f: m for f, m in hidden.items() if m} == {}
+
+
+def test_parts_import_only_the_common_modules():
+    graph = _graph()
+    for module, deps in graph.items():
+        part = module.split(".")[1] if module.count(".") else None
+        if part not in PARTS:
+            continue
+        for dep in deps:
+            top = dep.split(".")[1] if dep.count(".") else dep
+            assert top == part or top in SHARED, f"{module} imports {dep}"
+
+
+# --------------------------------------------------------------------------
+# A lean library install
+# --------------------------------------------------------------------------
+LEAN_SCRIPT = r"""
+import importlib.util, sys
+import numpy as np
+for heavy in ("papermill", "nbconvert", "ipykernel", "matplotlib", "nbformat"):
+    assert importlib.util.find_spec(heavy) is None, heavy + " was installed by a library install"
+from sklearn.datasets import make_classification
+from lupikit.boosting import PrivilegedBoostingClassifier
+from lupikit.twinsvm import PrivilegedPinballTwinSVC
+from lupikit.relevance import FeatureRelevanceBounds
+from lupikit.oblivious import ObliviousSVC
+from lupikit.datasets import load_adult, make_ordinal_relevance
+import lupikit.metrics, lupikit.kernels, lupikit.claims
+X, y = make_classification(n_samples=120, n_features=6, random_state=0)
+Xs, S = X[:, :2] + 0.1, (X[:, 0] > 0).astype(int)
+PrivilegedBoostingClassifier(n_estimators=5).fit(X, y, privileged_features=Xs).predict(X)
+PrivilegedPinballTwinSVC().fit(X, y, privileged_features=Xs).predict(X)
+ObliviousSVC().fit(X, y, sensitive_features=S).predict(X, sensitive_features=S)
+Xo, yo = make_ordinal_relevance(n_samples=80, n_strong=1, n_weak=2, n_irrelevant=1, random_state=0)[:2]
+FeatureRelevanceBounds(C=1.0, n_permutations=5, random_state=0).fit(Xo, yo)
+assert load_adult().data.shape[0] > 30000
+print("lean install ok")
+"""
+
+
+def test_library_installs_without_the_notebook_stack(tmp_path):
+    """The wheel without extras: every part imports and fits; the command names its extra."""
+    import subprocess
+    import sys
+
+    import shutil
+
+    # build from a copy: setuptools leaves build/ and *.egg-info next to the sources
+    tree = tmp_path / "tree"
+    shutil.copytree(ROOT / "src", tree / "src",
+                    ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"))
+    for name in ("pyproject.toml", "README.md"):
+        shutil.copy(ROOT / name, tree / name)
+    wheels = tmp_path / "wheels"
+    subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--quiet", "-w", str(wheels),
+                    str(tree)], check=True)
+    (wheel,) = wheels.glob("lupikit-*.whl")
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+    py = venv / "bin" / "python"
+    subprocess.run([str(py), "-m", "pip", "install", "--quiet", str(wheel)], check=True)
+    out = subprocess.run([str(py), "-c", LEAN_SCRIPT], capture_output=True, text=True, cwd=tmp_path)
+    assert out.returncode == 0, out.stderr[-3000:]
+    assert "lean install ok" in out.stdout
+    cmd = subprocess.run([str(venv / "bin" / "lupikit"), "list"], capture_output=True, text=True)
+    assert cmd.returncode == 2
+    assert "pip install 'lupikit[cli]'" in cmd.stderr, cmd.stderr

@@ -8,11 +8,21 @@ Two kinds of side information travel next to ``X``:
 Both must have one row per sample of ``X``. The helpers here turn them into
 validated 2-D float arrays, or raise a :class:`ValueError` / :class:`TypeError`
 naming the argument and what was wrong.
+
+Hyperparameters are validated by scikit-learn's own system: each estimator
+declares ``_parameter_constraints`` and wraps ``fit`` in ``_fit_context``, so a
+bad value raises :class:`sklearn.utils._param_validation.InvalidParameterError`
+(a ``ValueError``) naming the parameter. The constraints shared by several
+parts are defined here once (all of them reject NaN and infinity where a
+finite number is meant), together with checks that scikit-learn's system does
+not cover (a kernel callable's output, a grid range, a non-empty grid).
 """
 
 import numbers
+from numbers import Integral, Real
 
 import numpy as np
+from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_array
 
 __all__ = [
@@ -20,7 +30,124 @@ __all__ = [
     "check_sensitive_features",
     "check_side_features",
     "check_n_samples_match",
+    "check_kernel_output",
+    "check_grid_range",
+    "check_nonempty_grid",
+    "POSITIVE",
+    "NON_NEGATIVE",
+    "POSITIVE_INT",
+    "NON_NEGATIVE_INT",
+    "UNIT_OPEN",
+    "UNIT_CLOSED",
+    "FINITE",
+    "GAMMA",
+    "KERNEL",
+    "KERNEL_PARAMS",
 ]
+
+#: A finite number > 0 (C, gamma, tol, ...): NaN and inf are rejected.
+POSITIVE = Interval(Real, 0, np.inf, closed="neither")
+#: A finite number >= 0.
+NON_NEGATIVE = Interval(Real, 0, np.inf, closed="left")
+#: An integer >= 1.
+POSITIVE_INT = Interval(Integral, 1, None, closed="left")
+#: An integer >= 0.
+NON_NEGATIVE_INT = Interval(Integral, 0, None, closed="left")
+#: A number strictly between 0 and 1.
+UNIT_OPEN = Interval(Real, 0, 1, closed="neither")
+#: A number in [0, 1].
+UNIT_CLOSED = Interval(Real, 0, 1, closed="both")
+#: Any finite real number (coef0, offsets).
+FINITE = Interval(Real, -np.inf, np.inf, closed="neither")
+#: A kernel width: a finite positive float or one of SVC's rules.
+GAMMA = [POSITIVE, StrOptions({"scale", "auto"})]
+#: A kernel: a name of scikit-learn's pairwise kernels or a callable k(X, Y).
+KERNEL = [StrOptions({"linear", "rbf", "poly", "sigmoid", "laplacian", "cosine", "chi2",
+                      "polynomial", "additive_chi2"}), callable]
+#: The constraints of ``kernel``, ``gamma``, ``degree`` and ``coef0``.
+KERNEL_PARAMS = {
+    "kernel": KERNEL,
+    "gamma": GAMMA,
+    "degree": [Interval(Integral, 0, None, closed="left")],
+    "coef0": [FINITE],
+}
+
+
+def check_kernel_output(K, n_rows, n_cols, name="kernel"):
+    """Check what a kernel callable returned: a finite ``(n_rows, n_cols)`` array.
+
+    Parameters
+    ----------
+    K : array-like
+        The kernel callable's output.
+    n_rows, n_cols : int
+        Expected shape (rows of ``X``, rows of ``Y``).
+    name : str, default="kernel"
+        The parameter the callable was passed as (for the message).
+
+    Returns
+    -------
+    K : ndarray of shape (n_rows, n_cols)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from lupikit._validation import check_kernel_output
+    >>> check_kernel_output(np.eye(2), 2, 2).shape
+    (2, 2)
+    """
+    K = np.asarray(K, dtype=np.float64) if not hasattr(K, "toarray") else K.toarray()
+    if K.shape != (n_rows, n_cols):
+        raise ValueError(f"{name} returned an array of shape {K.shape}; expected "
+                         f"({n_rows}, {n_cols}) (rows of X by rows of Y).")
+    if not np.all(np.isfinite(K)):
+        raise ValueError(f"{name} returned non-finite values (NaN or inf).")
+    return K
+
+
+def check_grid_range(grid_range, name="grid_range"):
+    """Validate a ``(low, high)`` pair of finite numbers with ``low < high``.
+
+    Returns
+    -------
+    (low, high) : tuple of float
+
+    Examples
+    --------
+    >>> from lupikit._validation import check_grid_range
+    >>> check_grid_range((-3, 3))
+    (-3.0, 3.0)
+    """
+    try:
+        low, high = grid_range
+        low, high = float(low), float(high)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name}={grid_range!r} must be a pair (low, high) of numbers.") from None
+    if not (np.isfinite(low) and np.isfinite(high)) or not low < high:
+        raise ValueError(f"{name}={grid_range!r} must be finite with low < high.")
+    return low, high
+
+
+def check_nonempty_grid(grid, name, constraint=POSITIVE):
+    """Validate a non-empty 1-D grid of values each satisfying ``constraint``.
+
+    Returns
+    -------
+    grid : ndarray of float
+
+    Examples
+    --------
+    >>> from lupikit._validation import check_nonempty_grid
+    >>> check_nonempty_grid([0.1, 1.0], "C_grid").tolist()
+    [0.1, 1.0]
+    """
+    values = np.atleast_1d(np.asarray(grid, dtype=object))
+    if values.ndim != 1 or values.size == 0:
+        raise ValueError(f"{name}={grid!r} must be a non-empty list of numbers.")
+    for v in values:
+        if isinstance(v, bool) or not constraint.is_satisfied_by(v):
+            raise ValueError(f"{name}={grid!r}: every value must be {constraint}; got {v!r}.")
+    return values.astype(np.float64)
 
 
 def check_n_samples_match(X, other, name):

@@ -38,13 +38,18 @@ import json
 import os
 import sys
 import time
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import _runs
 from ._harness import kernel_environment
 from .claims import read_claims
+
+try:  # the notebook stack is the [cli] extra: a library install goes without it
+    from . import _runs
+except ImportError as exc:  # pragma: no cover - exercised by tests/test_packaging.py
+    _runs = None
+    _MISSING = exc.name
 
 __all__ = ["CLIError", "Parameter", "read_parameters", "read_presets", "find_notebooks_dir",
            "resolve_notebook", "main"]
@@ -545,7 +550,10 @@ def cmd_paper(args):
 
     failed = []
     with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
-        for path, short, target, executed_at, seconds, error in pool.map(one, todo):
+        # record each notebook as soon as it finishes: a long one holds up no other
+        futures = [pool.submit(one, item) for item in todo]
+        for future in as_completed(futures):
+            path, short, target, executed_at, seconds, error = future.result()
             if error:
                 failed.append(short)
                 print(f"  {short}: FAILED after {seconds:.0f} s: {error.splitlines()[0]}", flush=True)
@@ -642,6 +650,10 @@ def build_parser():
 
 def main(argv=None):
     """Entry point of the ``lupikit`` console script."""
+    if _runs is None:
+        print(f"lupikit: error: the lupikit command needs the notebook stack ({_MISSING} is "
+              "not installed): pip install 'lupikit[cli]'", file=sys.stderr)
+        return 2
     parser = build_parser()
     args = parser.parse_args(argv)
     try:

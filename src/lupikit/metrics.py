@@ -108,6 +108,8 @@ def macro_averaged_mae(y_true, y_pred):
 # Fairness
 # --------------------------------------------------------------------------
 def _groups(sensitive_features, n):
+    if n == 0:
+        raise ValueError("y_pred is empty: a fairness metric needs at least one sample.")
     s = np.asarray(sensitive_features)
     if s.ndim == 2:
         if s.shape[1] != 1:

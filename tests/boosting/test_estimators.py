@@ -22,7 +22,6 @@ from sklearn.model_selection import (
     train_test_split,
 )
 from sklearn.tree import DecisionTreeRegressor
-from sklearn.utils.estimator_checks import check_estimator
 
 from lupikit.boosting import PrivilegedBoostingClassifier, SoftLabelBoostingClassifier
 
@@ -303,10 +302,7 @@ def test_predict_privileged_proba_errors(data, engine):
 
 
 # --------------------------------------------------------------- sklearn API
-def test_check_estimator_nf(engine):
-    check_estimator(PBC(mode="nf", n_estimators=10, engine=engine))
-
-
+# (scikit-learn's common checks of every mode are in test_conformance.py)
 @pytest.fixture
 def routing():
     sklearn.set_config(enable_metadata_routing=True)

@@ -119,9 +119,9 @@ def test_bad_labels(y, match):
 def test_bad_inputs():
     X = np.arange(8.0).reshape(4, 2)
     y = [0, 0, 1, 1]
-    with pytest.raises(ValueError, match="C must"):
+    with pytest.raises(ValueError, match="'C' parameter of OrdinalRegressionLP must"):
         OrdinalRegressionLP(C=0).fit(X, y)
-    with pytest.raises(ValueError, match="constraints"):
+    with pytest.raises(ValueError, match="'constraints' parameter"):
         OrdinalRegressionLP(constraints="both").fit(X, y)
     Xn = X.copy()
     Xn[0, 0] = np.nan
@@ -374,7 +374,7 @@ def test_lupi_certifier_bounds_every_relevance_lp():
     # weak duality: for every tilt, objective (regular or privileged, with a probe
     # loaded in either slot) the certifier's bound is at least the LP's exact maximum,
     # solved cold by scipy; and near the right tilt it is tight
-    from lupikit.relevance._lp import _highs_api
+    from lupikit.relevance._highs import _highs_api
     from lupikit.relevance._lupi_dual import LupiCertifier
 
     X, Xs, y, _, _ = make_lupi_ordinal(n_samples=80, n_strong=2, n_weak=2, n_irrelevant=2,
@@ -503,7 +503,7 @@ def test_lupi_path_catches_wrong_answers(monkeypatch):
     # that model is solved again from scratch
     from types import SimpleNamespace
 
-    from lupikit.relevance import _lp
+    from lupikit.relevance import _lp, _lupi_dual
 
     class Faulty:
         def __init__(self, h):
@@ -521,8 +521,8 @@ def test_lupi_path_catches_wrong_answers(monkeypatch):
                                    row_dual=list(0.9 * np.asarray(sol.row_dual)))
 
     made, cold = [], []
-    dual_simplex, solve_lp_ = _lp._dual_simplex, _lp.solve_lp
-    monkeypatch.setattr(_lp, "_dual_simplex",
+    dual_simplex, solve_lp_ = _lupi_dual._dual_simplex, _lp.solve_lp
+    monkeypatch.setattr(_lupi_dual, "_dual_simplex",
                         lambda *a: made.append(Faulty(dual_simplex(*a))) or made[-1])
     monkeypatch.setattr(_lp, "solve_lp", lambda *a, **k: cold.append(1) or solve_lp_(*a, **k))
     X, Xs, y, Cs, gammas = _lupi_path_problem()
@@ -595,21 +595,7 @@ def test_lower_bounds_from_the_two_upper_bound_lps_equal_their_own_lp(small):
     assert max(alone) > 1e-3  # some feature is strongly relevant, so the check is not all zeros
 
 
-# scikit-learn's common checks, with the two that do not fit an *ordinal* model
-_ORDINAL_XFAIL = {
-    "check_classifiers_classes": "labels are ordered integer levels; string labels are "
-                                 "rejected with a ValueError that says so",
-    "check_classifiers_train": "its 3-class blobs are nominal classes that no single linear "
-                               "score orders; the binary case is tested below",
-}
-
-
-@pytest.mark.parametrize("constraints", ["explicit", "implicit"])
-def test_check_estimator(constraints):
-    from sklearn.utils.estimator_checks import check_estimator
-
-    check_estimator(OrdinalRegressionLP(constraints=constraints),
-                    expected_failed_checks=_ORDINAL_XFAIL)
+# (scikit-learn's common checks are in test_conformance.py)
 
 
 def test_decision_function_agrees_with_predict(small):

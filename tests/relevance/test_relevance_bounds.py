@@ -247,7 +247,7 @@ def test_wrong_solver_answers_are_caught(case, monkeypatch):
     # every solve that a bound is concluded from is checked against its own
     # certificate (dual feasibility and a matching value); a wrong answer is
     # solved again from scratch, so the fit does not change
-    from lupikit.relevance import _lp
+    from lupikit.relevance import _highs, _lp
 
     if case == "lupi":
         X, Xs, y, _, _ = make_lupi_ordinal(n_samples=120, n_strong=2, n_weak=2,
@@ -263,8 +263,9 @@ def test_wrong_solver_answers_are_caught(case, monkeypatch):
     frb = dict(C=1.0, n_permutations=8, random_state=0, **params)
     ref = FeatureRelevanceBounds(**frb).fit(X, y, **kw)
     log = []
-    new_highs = _lp._new_highs
-    monkeypatch.setattr(_lp, "_new_highs", lambda H: _FaultyHighs(new_highs(H), 5, log))
+    new_highs = _highs._new_highs
+    for module in (_lp, _highs):  # the primal's warm instance and the duals' instances
+        monkeypatch.setattr(module, "_new_highs", lambda H: _FaultyHighs(new_highs(H), 5, log))
     got = FeatureRelevanceBounds(**frb).fit(X, y, **kw)
     assert len(log) >= 4  # wrong answers were handed out
     np.testing.assert_allclose(got.interval_, ref.interval_, atol=1e-7)
@@ -275,14 +276,14 @@ def test_wrong_solver_answers_are_caught(case, monkeypatch):
 
 
 @pytest.mark.parametrize("kwargs, match", [
-    ({"p": 1.0}, "p must lie"),
-    ({"p": 0}, "p must lie"),
-    ({"n_permutations": 1}, "n_permutations"),
-    ({"delta": -0.1}, "delta"),
-    ({"probes": "swap"}, "probes"),
-    ({"solver": "simplex"}, "solver must be one of"),
-    ({"C": -1.0}, "C must"),
-    ({"constraints": "x"}, "constraints"),
+    ({"p": 1.0}, "'p' parameter"),
+    ({"p": 0}, "'p' parameter"),
+    ({"n_permutations": 1}, "'n_permutations' parameter"),
+    ({"delta": -0.1}, "'delta' parameter"),
+    ({"probes": "swap"}, "'probes' parameter"),
+    ({"solver": "simplex"}, "'solver' parameter"),
+    ({"C": -1.0}, "'C' parameter"),
+    ({"constraints": "x"}, "'constraints' parameter"),
 ])
 def test_bad_parameters(data, kwargs, match):
     X, y, _ = data
@@ -460,7 +461,7 @@ def test_select_C_gamma_is_the_joint_grid_of_select_C():
                                             cv=3, random_state=0, solver="primal")
     assert (C_p, gamma_p) == (C, gamma)
     np.testing.assert_allclose(scores_p, scores, atol=1e-12)
-    with pytest.raises(ValueError, match="solver must be"):
+    with pytest.raises(ValueError, match="'solver' parameter of select_C_gamma must be"):
         select_C_gamma(X, y, Xs, solver="dual")
 
 

@@ -1,11 +1,10 @@
-"""scikit-learn compatibility, metadata routing, multi-class and input errors."""
+"""Metadata routing, multi-class and input errors (``check_estimator``: test_conformance.py)."""
 
 import numpy as np
 import pytest
 import sklearn
 from sklearn.datasets import load_iris
 from sklearn.model_selection import GridSearchCV, cross_validate
-from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from lupikit.datasets import make_lupi_classification
 from lupikit.twinsvm import (
@@ -27,11 +26,6 @@ PRIVILEGED = [PrivilegedPinballTwinSVC, PrivilegedTwinSVC, SVMPlus]
 PLAIN = [TwinSVC, PinballTwinSVC, PinballSVC]
 
 
-@parametrize_with_checks([TwinSVC(), PinballTwinSVC(tau=0.3), PinballSVC(), PCAPrivileged()])
-def test_sklearn_compatible(estimator, check):
-    check(estimator)
-
-
 @pytest.fixture(scope="module")
 def lupi():
     return make_lupi_classification(90, n_features=5, n_privileged=3, random_state=0)
@@ -41,7 +35,10 @@ def lupi():
 def test_privileged_routing_through_grid_search(lupi, cls):
     X, Xs, y = lupi
     with sklearn.config_context(enable_metadata_routing=True):
-        est = cls().set_fit_request(privileged_features=True)
+        # C = 1 (the former twin default) keeps the accuracy floor meaningful on
+        # these 90 samples; the defaults are measured in test_defaults.py
+        est = (cls() if cls is SVMPlus else cls(C1=1.0, C2=1.0)).set_fit_request(
+            privileged_features=True)
         grid = {"C": [0.5, 2.0]} if cls is SVMPlus else {"C1": [0.5, 2.0]}
         search = GridSearchCV(est, grid, cv=3).fit(X, y, privileged_features=Xs)
         assert search.best_score_ > 0.6

@@ -11,6 +11,7 @@ float32 array and trees are fitted with ``check_input=False``.
 """
 
 import numbers
+from numbers import Integral
 
 import numpy as np
 from scipy.special import logsumexp
@@ -19,13 +20,19 @@ from sklearn.model_selection import train_test_split
 from sklearn.preprocessing import LabelEncoder
 from sklearn.tree import DecisionTreeRegressor
 from sklearn.utils import Bunch, check_random_state
+from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from .._validation import check_privileged_features
+from .._validation import (
+    NON_NEGATIVE,
+    POSITIVE,
+    POSITIVE_INT,
+    UNIT_OPEN,
+    check_privileged_features,
+)
 from ._hist import (
     check_float32_range,
-    check_max_bins,
     engine_params,
     margin_to_proba,
     predict_margin,
@@ -46,22 +53,30 @@ _TREE_LEAF = -1
 ENGINES = ("hist", "exact")
 
 
-def _check_int(value, name, minimum, allow_none=False):
-    if value is None and allow_none:
-        return None
-    if not isinstance(value, numbers.Integral) or isinstance(value, bool) or value < minimum:
-        raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}.")
-    return int(value)
+#: ``n_jobs`` as joblib reads it: None, or a non-zero integer (-1: all cores).
+N_JOBS = [Interval(Integral, None, -1, closed="right"), Interval(Integral, 1, None, closed="left"),
+          None]
+#: What a teacher estimator must provide: it is fitted on ``(X*, y)`` (a clone,
+#: unless already fitted) and asked for probabilities.
+TEACHER = HasMethods(["fit", "predict_proba"])
 
-
-def _check_real(value, name, *, low=None, low_open=False, high=None, high_open=False):
-    if not isinstance(value, numbers.Real) or isinstance(value, bool) or not np.isfinite(value):
-        raise ValueError(f"{name} must be a finite real number, got {value!r}.")
-    if low is not None and (value < low or (low_open and value == low)):
-        raise ValueError(f"{name} must be {'>' if low_open else '>='} {low}, got {value!r}.")
-    if high is not None and (value > high or (high_open and value == high)):
-        raise ValueError(f"{name} must be {'<' if high_open else '<='} {high}, got {value!r}.")
-    return float(value)
+#: The hyperparameters that both boosting estimators share (scikit-learn's
+#: parameter validation; each subclass adds its own).
+COMMON_CONSTRAINTS = {
+    "n_estimators": [POSITIVE_INT],
+    "learning_rate": [POSITIVE],
+    "max_depth": [POSITIVE_INT, None],
+    "leaf_values": [StrOptions({"newton", "gradient"})],
+    "min_samples_split": [Interval(Integral, 2, None, closed="left")],
+    "min_samples_leaf": [POSITIVE_INT],
+    "validation_fraction": [UNIT_OPEN],
+    "n_iter_no_change": [POSITIVE_INT, None],
+    "tol": [NON_NEGATIVE],
+    "random_state": ["random_state"],
+    "engine": [StrOptions(set(ENGINES))],
+    "n_jobs": N_JOBS,
+    "max_bins": [Interval(Integral, 2, None, closed="left")],
+}
 
 
 def _seeds(random_state):
@@ -147,32 +162,19 @@ class _BaseGradientBoosting(ClassifierMixin, BaseEstimator):
 
     # ------------------------------------------------------------ validation
     def _validate_common(self):
-        self._n_est = _check_int(self.n_estimators, "n_estimators", 1)
-        self._lr = _check_real(self.learning_rate, "learning_rate", low=0.0, low_open=True)
-        _check_int(self.max_depth, "max_depth", 1, allow_none=True)
-        _check_int(self.min_samples_split, "min_samples_split", 2)
-        _check_int(self.min_samples_leaf, "min_samples_leaf", 1)
-        if self.leaf_values not in ("newton", "gradient"):
-            raise ValueError(
-                f"leaf_values must be 'newton' or 'gradient', got {self.leaf_values!r}."
-            )
-        _check_int(self.n_iter_no_change, "n_iter_no_change", 1, allow_none=True)
-        _check_real(self.validation_fraction, "validation_fraction",
-                    low=0.0, low_open=True, high=1.0, high_open=True)
-        _check_real(self.tol, "tol", low=0.0)
+        """Derived settings and the checks between parameters.
+
+        Each parameter on its own is validated by ``_parameter_constraints``
+        (``fit`` runs in scikit-learn's ``_fit_context``); what remains are the
+        combinations that one engine does not support.
+        """
+        self._n_est = int(self.n_estimators)
+        self._lr = float(self.learning_rate)
         self._engine = self._validate_engine()
         self._forget_other_engine()
 
     def _validate_engine(self):
         """The engine name, after checking the parameters that only one engine has."""
-        if not isinstance(self.engine, str) or self.engine not in ENGINES:
-            raise ValueError(f"engine must be 'hist' or 'exact', got {self.engine!r}.")
-        if self.n_jobs is not None and (
-            not isinstance(self.n_jobs, numbers.Integral) or isinstance(self.n_jobs, bool)
-            or self.n_jobs == 0
-        ):
-            raise ValueError(f"n_jobs must be None or a non-zero integer, got {self.n_jobs!r}.")
-        check_max_bins(self.max_bins)
         if self.engine == "hist":
             if self.leaf_values != "newton":
                 raise ValueError(

@@ -34,8 +34,6 @@ This module runs on NumPy arrays on one machine; :mod:`._hist_dask` runs the
 same recipes on dask collections through ``xgboost.dask``.
 """
 
-import numbers
-
 import numpy as np
 import xgboost as xgb
 from joblib import effective_n_jobs
@@ -52,7 +50,6 @@ __all__ = [
     "boost_jpib",
     "predict_margin",
     "check_float32_range",
-    "check_max_bins",
 ]
 
 #: XGBoost's ``multi:softprob`` uses ``2 p (1 - p)`` as the hessian of class ``k``.
@@ -312,9 +309,3 @@ def check_float32_range(X, name):
             f"{name} has values beyond the float32 range (|x| > {limit:.3g}); XGBoost stores "
             "features as float32. Rescale them."
         )
-
-
-def check_max_bins(max_bins):
-    if not isinstance(max_bins, numbers.Integral) or isinstance(max_bins, bool) or max_bins < 2:
-        raise ValueError(f"max_bins must be an integer >= 2, got {max_bins!r}.")
-    return int(max_bins)

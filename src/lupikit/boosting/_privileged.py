@@ -3,15 +3,17 @@
 from functools import partial
 
 import numpy as np
-from sklearn.base import clone
+from sklearn.base import _fit_context, clone
 from sklearn.exceptions import NotFittedError
+from sklearn.utils._param_validation import InvalidParameterError, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
-from .._validation import check_privileged_features
+from .._validation import NON_NEGATIVE, check_privileged_features
 from ._base import (
     _MAX_SEED,
+    COMMON_CONSTRAINTS,
+    TEACHER,
     _BaseGradientBoosting,
-    _check_real,
     _mean_log_loss,
     _seeds,
 )
@@ -123,8 +125,8 @@ class PrivilegedBoostingClassifier(_BaseGradientBoosting):
         Depth of the regression trees.
     teacher : None, estimator or array-like, default=None
         Only for ``mode="kbpib"``. ``None`` learns a teacher on ``X*``; an
-        estimator with ``predict_proba`` is used on ``X*`` as given if it is
-        fitted (else a clone is fitted on ``(X*, y)``); an array of shape
+        estimator (with ``fit`` and ``predict_proba``) is used on ``X*`` as
+        given if it is fitted (else a clone is fitted on ``(X*, y)``); an array of shape
         ``(n_samples, n_classes)`` (or ``(n_samples,)`` with ``P(y=1)`` for two
         classes) gives the teacher's probabilities on the training rows
         directly, in which case ``privileged_features`` is not needed (such an
@@ -244,6 +246,14 @@ class PrivilegedBoostingClassifier(_BaseGradientBoosting):
         clf.predict_proba(dX)                           # a dask array
     """
 
+    _parameter_constraints = {
+        "mode": [StrOptions({"kbpib", "jpib", "nf"})],
+        "alpha": [NON_NEGATIVE],
+        # an estimator fitted on (X*, y), or the teacher's probabilities themselves
+        "teacher": [None, TEACHER, "array-like"],
+        **COMMON_CONSTRAINTS,
+    }
+
     def __init__(
         self,
         mode="kbpib",
@@ -292,6 +302,8 @@ class PrivilegedBoostingClassifier(_BaseGradientBoosting):
             max_bins=self.max_bins,
         )
 
+    # the teacher is a user's estimator, fitted inside: its own parameters are validated
+    @_fit_context(prefer_skip_nested_validation=False)
     def fit(self, X, y, privileged_features=None):
         """Fit the student (and, for KbPIB/JPIB, the privileged model).
 
@@ -313,29 +325,36 @@ class PrivilegedBoostingClassifier(_BaseGradientBoosting):
         Returns
         -------
         self : PrivilegedBoostingClassifier
+
+        Raises
+        ------
+        sklearn.utils._param_validation.InvalidParameterError
+            If a hyperparameter is invalid (its message names it), e.g. a
+            ``teacher`` that is neither None, an estimator with ``fit`` and
+            ``predict_proba`` nor an array of probabilities.
         """
-        if self.mode not in ("kbpib", "jpib", "nf"):
-            raise ValueError(
-                f"mode must be 'kbpib', 'jpib' or 'nf', got {self.mode!r}."
-            )
-        alpha = _check_real(self.alpha, "alpha", low=0.0)
+        alpha = float(self.alpha)
         self._validate_common()
         teacher = self.teacher
         if teacher is not None and self.mode != "kbpib":
             raise ValueError(
                 f"teacher is only used with mode='kbpib', got mode={self.mode!r}."
             )
+        # an estimator has fit and predict_proba (the constraint); anything else that
+        # passed it is array-like: the teacher's probabilities
         teacher_is_array = teacher is not None and not hasattr(teacher, "fit") \
             and not hasattr(teacher, "predict_proba")
-        if teacher_is_array and not (isinstance(teacher, (list, tuple)) or hasattr(teacher, "__array__")):
-            raise TypeError(
-                "teacher must be None, an estimator with predict_proba or an array of "
-                f"probabilities; got {type(teacher).__name__}."
-            )
-        if teacher is not None and not teacher_is_array and not hasattr(teacher, "predict_proba"):
-            raise TypeError(
-                f"teacher must have a predict_proba method; {type(teacher).__name__} "
-                "has none."
+        if teacher_is_array:
+            usable = isinstance(teacher, (list, tuple)) or hasattr(teacher, "__array__")
+        else:
+            usable = teacher is None or TEACHER.is_satisfied_by(teacher)
+        if not usable:
+            # what scikit-learn calls array-like by its length alone (a dict, a Pipeline
+            # without predict_proba) but is neither probabilities nor a teacher
+            raise InvalidParameterError(
+                f"The 'teacher' parameter of {type(self).__name__} must be None, an estimator "
+                "with fit and predict_proba or an array of probabilities. Got "
+                f"{type(teacher).__name__} instead."
             )
 
         if self._engine == "hist":

@@ -1,14 +1,16 @@
 """Soft-label distillation baseline: boosting on blended teacher labels."""
 
 from functools import partial
+from numbers import Integral, Real
 
 import numpy as np
-from sklearn.base import clone
+from sklearn.base import _fit_context, clone
 from sklearn.ensemble import GradientBoostingClassifier
 from sklearn.model_selection import StratifiedKFold, cross_val_predict
+from sklearn.utils._param_validation import Interval
 
 from .._validation import check_privileged_features
-from ._base import _MAX_SEED, _BaseGradientBoosting, _check_int, _check_real, _seeds
+from ._base import _MAX_SEED, COMMON_CONSTRAINTS, TEACHER, _BaseGradientBoosting, _seeds
 from ._hist import boost, soft_label_objective
 from ._hist_dask import as_dask_array, boost_dask, is_dask_collection
 from ._losses import privileged_loss
@@ -39,7 +41,7 @@ class SoftLabelBoostingClassifier(_BaseGradientBoosting):
     soft_weight : float, default=0.5
         Weight in [0, 1) of the teacher in the blended target.
     teacher : None or estimator, default=None
-        Classifier with ``predict_proba`` fitted on ``(X*, y)`` (a clone, unless
+        Classifier (with ``fit`` and ``predict_proba``) fitted on ``(X*, y)`` (a clone, unless
         already fitted and ``teacher_cv`` is None). ``None`` uses a booster of
         the same engine with the same ``n_estimators``, ``learning_rate`` and
         ``max_depth``: XGBoost's own log-loss model (``engine="hist"``) or
@@ -93,6 +95,13 @@ engine, n_jobs, max_bins
     (300, 2)
     """
 
+    _parameter_constraints = {
+        "soft_weight": [Interval(Real, 0, 1, closed="left")],
+        "teacher": [None, TEACHER],
+        "teacher_cv": [Interval(Integral, 2, None, closed="left"), None],
+        **COMMON_CONSTRAINTS,
+    }
+
     def __init__(
         self,
         soft_weight=0.5,
@@ -129,6 +138,8 @@ engine, n_jobs, max_bins
         self.n_jobs = n_jobs
         self.max_bins = max_bins
 
+    # the teacher is a user's estimator, fitted inside: its own parameters are validated
+    @_fit_context(prefer_skip_nested_validation=False)
     def fit(self, X, y, privileged_features=None):
         """Fit the teacher on ``X*`` and the student on blended soft labels.
 
@@ -143,15 +154,15 @@ engine, n_jobs, max_bins
         Returns
         -------
         self : SoftLabelBoostingClassifier
+
+        Raises
+        ------
+        sklearn.utils._param_validation.InvalidParameterError
+            If a hyperparameter is invalid (its message names it), e.g. a
+            ``teacher`` without ``fit`` or ``predict_proba``.
         """
-        lam = _check_real(self.soft_weight, "soft_weight", low=0.0, high=1.0, high_open=True)
-        _check_int(self.teacher_cv, "teacher_cv", 2, allow_none=True)
+        lam = float(self.soft_weight)
         self._validate_common()
-        if self.teacher is not None and not hasattr(self.teacher, "predict_proba"):
-            raise TypeError(
-                f"teacher must have a predict_proba method; "
-                f"{type(self.teacher).__name__} has none."
-            )
         if self._engine == "hist":
             return self._fit_hist(X, y, privileged_features, lam)
         if any(is_dask_collection(a) for a in (X, y, privileged_features)):

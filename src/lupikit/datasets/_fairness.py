@@ -21,6 +21,7 @@ Grünewälder & Khaleghi's (2021) Table 1.
 """
 
 import gzip
+import io
 from importlib import resources
 
 import numpy as np
@@ -46,7 +47,9 @@ _GERMAN_COLUMNS = [
 
 
 def _open(name):
-    return gzip.open(resources.files("lupikit.datasets").joinpath("data", name).open("rb"), "rt")
+    """A text stream of a vendored gzip file (read at once: no file stays open)."""
+    raw = resources.files("lupikit.datasets").joinpath("data", name).read_bytes()
+    return io.StringIO(gzip.decompress(raw).decode("utf-8"))
 
 
 def load_adult(*, subset="train", dropna=True):

@@ -77,6 +77,8 @@ def bin_target(y, n_bins=5):
     """
     n_bins = _int(n_bins, "n_bins", 2)
     y = np.asarray(y, dtype=float).ravel()
+    if y.size == 0:
+        raise ValueError("y is empty: there is nothing to bin.")
     if not np.all(np.isfinite(y)):
         raise ValueError("y contains NaN or infinity.")
     edges = np.quantile(y, np.linspace(0, 1, n_bins + 1)[1:-1])

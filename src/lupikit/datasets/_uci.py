@@ -9,6 +9,7 @@ Every loader returns ``(X, y)`` with ``return_X_y=True`` or a
 """
 
 import gzip
+import io
 from importlib import resources
 
 import numpy as np
@@ -23,8 +24,9 @@ __all__ = [
 
 
 def _read_csv(name, header=True):
-    path = resources.files("lupikit.datasets").joinpath("data", name)
-    with gzip.open(path.open("rb"), "rt") as fh:
+    # read and decompress in one go: the package file is closed at once
+    raw = resources.files("lupikit.datasets").joinpath("data", name).read_bytes()
+    with io.StringIO(gzip.decompress(raw).decode("utf-8")) as fh:
         first = fh.readline().strip().split(",") if header else None
         arr = np.loadtxt(fh, delimiter=",", dtype=np.float64, ndmin=2)
     return first, arr

@@ -8,27 +8,42 @@ fit, the last rows estimate). ``markov=False`` ("Oblivious") trains on the
 oblivious Gram matrix :math:`O`; ``markov=True`` ("M-Oblivious") trains the
 standard kernel method on :math:`K` and only maps the *new* points to oblivious
 features at prediction time.
+
+For the classifier the fitting part always holds every class of ``y``: a
+random split that misses one is repaired by swapping points between the two
+parts (see ``split`` in :class:`ObliviousSVC`).
 """
 
-import numbers
+from numbers import Real
 
 import numpy as np
 from scipy import linalg
-from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
+from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin, _fit_context
 from sklearn.metrics import accuracy_score, r2_score
 from sklearn.model_selection import train_test_split
 from sklearn.svm import SVC
+from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, check_random_state, validate_data
 
-from .._validation import check_sensitive_features
-from ._kernel import ObliviousKernel
+from .._validation import POSITIVE, check_sensitive_features
+from ._kernel import OBLIVIOUS_KERNEL_PARAMS, ObliviousKernel
+from ._partition import _check_grid_range_param
 
 __all__ = ["ObliviousRidge", "ObliviousSVC"]
 
 
 class _ObliviousBase(BaseEstimator):
     """Shared parameters and the estimation / training split."""
+
+    _parameter_constraints = {
+        **OBLIVIOUS_KERNEL_PARAMS,
+        "markov": ["boolean"],
+        # (0, 1]: 1.0 uses the whole sample both to estimate and to fit
+        "estimation_fraction": [Interval(Real, 0, 1, closed="right")],
+        "split": [StrOptions({"random", "ordered"})],
+        "random_state": ["random_state"],
+    }
 
     def _kernel_params(self):
         return dict(
@@ -43,22 +58,14 @@ class _ObliviousBase(BaseEstimator):
             handle_unknown=self.handle_unknown,
         )
 
-    def _split_fit(self, X, y, sensitive_features):
+    def _split_fit(self, X, y, sensitive_features, keep_classes=False):
+        """Split, fit the oblivious kernel and return the training matrix.
+
+        With ``keep_classes`` the fitting part holds every class of ``y``.
+        """
+        _check_grid_range_param(self.grid_range, type(self).__name__)
         S = check_sensitive_features(sensitive_features, X.shape[0])
         frac = self.estimation_fraction
-        if (
-            not isinstance(frac, numbers.Real)
-            or isinstance(frac, bool)
-            or not 0.0 < frac <= 1.0
-        ):
-            raise ValueError(
-                f"estimation_fraction={frac!r} must be a float in (0, 1]; 1.0 "
-                "uses the whole sample both to estimate and to fit."
-            )
-        if not isinstance(self.markov, (bool, np.bool_)):
-            raise TypeError(f"markov={self.markov!r} must be a bool.")
-        if self.split not in ("random", "ordered"):
-            raise ValueError(f"split={self.split!r} must be 'random' or 'ordered'.")
         n = X.shape[0]
         idx = np.arange(n)
         n_est = n if frac == 1.0 else int(round(frac * n))
@@ -72,32 +79,82 @@ class _ObliviousBase(BaseEstimator):
         elif self.split == "ordered":
             # the authors' ObliviousData: first rows fit, last rows estimate
             fit_idx, est_idx = idx[: n - n_est], idx[n - n_est:]
+            if keep_classes:
+                missing = np.setdiff1d(np.unique(y), y[fit_idx])
+                if missing.size:
+                    raise ValueError(
+                        f"split='ordered' fits on the first {n - n_est} rows, which "
+                        f"hold no sample of class(es) {missing.tolist()} of y; every "
+                        "class must be in the fitting part. Reorder the rows, use "
+                        "split='random' or estimation_fraction=1.0."
+                    )
         else:
             rng = check_random_state(self.random_state)
             strat = None
             # keep every group in the estimation part for discrete S
             _, inv, cnt = np.unique(S, axis=0, return_inverse=True, return_counts=True)
+            inv = inv.ravel()
             if cnt.size <= max(2, min(n_est, n - n_est) // 2) and cnt.min() >= 2:
-                strat = inv.ravel()
+                strat = inv
             seed = rng.randint(np.iinfo(np.int32).max)
             est_idx, fit_idx = train_test_split(
                 idx, train_size=n_est, random_state=seed, stratify=strat
             )
+            if keep_classes:
+                est_idx, fit_idx = self._keep_classes(est_idx, fit_idx, y, inv, seed)
             est_idx, fit_idx = np.sort(est_idx), np.sort(fit_idx)
-        self.estimation_indices_ = est_idx
-        self.fit_indices_ = fit_idx
-        self.kernel_ = ObliviousKernel(**self._kernel_params()).fit(X[est_idx], S[est_idx])
+        kernel = ObliviousKernel(**self._kernel_params()).fit(X[est_idx], S[est_idx])
         X_fit, S_fit = X[fit_idx], S[fit_idx]
         if self.markov:
-            M = self.kernel_._k(X_fit)
+            M = kernel._k(X_fit)
         else:
-            M = self.kernel_.gram(X_fit, S_fit)
+            M = kernel.gram(X_fit, S_fit)
+        self.estimation_indices_ = est_idx
+        self.fit_indices_ = fit_idx
+        self.kernel_ = kernel
+        # fancy indexing copies: the kept rows do not follow the caller's arrays
         self.X_fit_ = X_fit
         self.S_fit_ = S_fit
         return M, (None if y is None else y[fit_idx])
 
+    @staticmethod
+    def _keep_classes(est_idx, fit_idx, y, groups, seed):
+        """Move a point of each class missing from the fitting part into it.
+
+        Each missing class swaps one of its points in the estimation part with
+        a point of the fitting part whose class is there at least twice,
+        chosen in the same sensitive group when possible (so the group counts
+        of both parts, i.e. the stratification by ``S``, are unchanged). A
+        split already holding every class is returned unchanged.
+
+        Raises
+        ------
+        ValueError
+            If the fitting part has fewer points than ``y`` has classes.
+        """
+        classes = np.unique(y)
+        missing = np.setdiff1d(classes, y[fit_idx])
+        if missing.size == 0:
+            return est_idx, fit_idx
+        if fit_idx.size < classes.size:
+            raise ValueError(
+                f"The fitting part of the split has {fit_idx.size} samples, fewer than "
+                f"the {classes.size} classes of y; every class must be in it. Lower "
+                "estimation_fraction or use estimation_fraction=1.0."
+            )
+        rng = np.random.RandomState(seed)
+        est_idx, fit_idx = est_idx.copy(), fit_idx.copy()
+        for c in missing:
+            e = rng.choice(np.flatnonzero(y[est_idx] == c))
+            _, inv, cnt = np.unique(y[fit_idx], return_inverse=True, return_counts=True)
+            spare = cnt[inv.ravel()] >= 2
+            same = spare & (groups[fit_idx] == groups[est_idx[e]])
+            f = rng.choice(np.flatnonzero(same if same.any() else spare))
+            est_idx[e], fit_idx[f] = fit_idx[f], est_idx[e]
+        return est_idx, fit_idx
+
     def _cross(self, X, sensitive_features):
-        check_is_fitted(self, "X_fit_")
+        check_is_fitted(self, self._fitted_attr)
         X = validate_data(self, X, reset=False, dtype=np.float64)
         S = check_sensitive_features(sensitive_features, X.shape[0])
         return self.kernel_.cross(X, S, self.X_fit_, None if self.markov else self.S_fit_)
@@ -118,7 +175,7 @@ class ObliviousRidge(RegressorMixin, _ObliviousBase):
     Parameters
     ----------
     alpha : float, default=1.0
-        Ridge parameter :math:`\\lambda > 0`.
+        Ridge parameter :math:`\\lambda > 0` (finite).
     kernel, gamma, degree, coef0, n_bins, partition, grid_range, empty_cell, handle_unknown
         Passed to :class:`ObliviousKernel`.
     markov : bool, default=False
@@ -136,13 +193,21 @@ class ObliviousRidge(RegressorMixin, _ObliviousBase):
     random_state : int, RandomState or None, default=None
         Seeds the estimation / fitting split (``split="random"``).
 
+    Raises
+    ------
+    sklearn.utils._param_validation.InvalidParameterError
+        From :meth:`fit`, for an invalid parameter (NaN and infinity included);
+        a :class:`ValueError` naming the parameter.
+
     Attributes
     ----------
     kernel_ : ObliviousKernel
         Fitted on the estimation part.
     dual_coef_ : ndarray of shape (n_fit,) or (n_fit, n_targets)
     X_fit_, S_fit_ : ndarray
-        The fitting part.
+        The fitting part (copies of rows of the training data).
+    n_features_in_ : int
+        Number of features of ``X``.
     estimation_indices_, fit_indices_ : ndarray of int
         Rows of ``X`` used for estimation and for fitting.
 
@@ -159,6 +224,9 @@ class ObliviousRidge(RegressorMixin, _ObliviousBase):
     >>> orr.predict(X[:3], sensitive_features=S[:3]).shape
     (3,)
     """
+
+    _parameter_constraints = {**_ObliviousBase._parameter_constraints, "alpha": [POSITIVE]}
+    _fitted_attr = "dual_coef_"
 
     def __init__(
         self,
@@ -193,6 +261,13 @@ class ObliviousRidge(RegressorMixin, _ObliviousBase):
         self.handle_unknown = handle_unknown
         self.random_state = random_state
 
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        # a 2-D y is one ridge regression per column (the solve takes them all)
+        tags.target_tags.multi_output = True
+        return tags
+
+    @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y, sensitive_features=None):
         """Fit ORR (or M-ORR).
 
@@ -208,12 +283,6 @@ class ObliviousRidge(RegressorMixin, _ObliviousBase):
         self : ObliviousRidge
         """
         X, y = validate_data(self, X, y, dtype=np.float64, multi_output=True, y_numeric=True)
-        if (
-            not isinstance(self.alpha, numbers.Real)
-            or isinstance(self.alpha, bool)
-            or not self.alpha > 0
-        ):
-            raise ValueError(f"alpha={self.alpha!r} must be a positive float.")
         M, y_fit = self._split_fit(X, y, sensitive_features)
         M[np.diag_indices_from(M)] += self.alpha
         self.dual_coef_ = linalg.solve(M, y_fit, assume_a="pos")
@@ -239,6 +308,19 @@ class ObliviousRidge(RegressorMixin, _ObliviousBase):
 
         Route ``sensitive_features`` here with ``set_score_request`` when used
         in :class:`~sklearn.model_selection.GridSearchCV`.
+
+        Parameters
+        ----------
+        X : array-like of shape (n, n_features)
+        y : array-like of shape (n,) or (n, n_targets)
+            True values.
+        sensitive_features : array-like of shape (n,) or (n, n_s)
+            Required.
+        sample_weight : array-like of shape (n,), default=None
+
+        Returns
+        -------
+        score : float
         """
         return r2_score(y, self.predict(X, sensitive_features), sample_weight=sample_weight)
 
@@ -253,7 +335,7 @@ class ObliviousSVC(ClassifierMixin, _ObliviousBase):
     Parameters
     ----------
     C : float, default=1.0
-        SVM regularisation parameter.
+        SVM regularisation parameter (finite, > 0).
     kernel, gamma, degree, coef0, n_bins, partition, grid_range, empty_cell, handle_unknown
         Passed to :class:`ObliviousKernel`.
     markov : bool, default=False
@@ -269,19 +351,39 @@ class ObliviousSVC(ClassifierMixin, _ObliviousBase):
         authors' code (https://github.com/azalk/Oblivious,
         ``ObliviousClass.py``; with ``estimation_fraction=0.5``, the first
         half trains and the second half estimates).
+
+        The training part always holds every class of ``y``. If the random
+        split misses one, one of its points is swapped with a point of the
+        training part (of a class present there at least twice, from the same
+        sensitive group when possible). A split that already holds every class
+        is not changed. ``split="ordered"`` cannot be repaired and raises a
+        ValueError instead.
     class_weight : dict, "balanced" or None, default=None
         Passed to :class:`~sklearn.svm.SVC`.
     tol : float, default=1e-3
-        SVC stopping tolerance.
+        SVC stopping tolerance (finite, > 0).
     random_state : int, RandomState or None, default=None
         Seeds the estimation / training split (``split="random"``).
+
+    Raises
+    ------
+    sklearn.utils._param_validation.InvalidParameterError
+        From :meth:`fit`, for an invalid parameter (NaN and infinity included);
+        a :class:`ValueError` naming the parameter.
 
     Attributes
     ----------
     svc_ : sklearn.svm.SVC
         The fitted SVC on the precomputed kernel.
     classes_ : ndarray
+        Every class of ``y`` (all are in the training part).
     kernel_ : ObliviousKernel
+    X_fit_, S_fit_ : ndarray
+        The training part (copies of rows of the training data).
+    estimation_indices_, fit_indices_ : ndarray of int
+        Rows of ``X`` used for estimation and for training.
+    n_features_in_ : int
+        Number of features of ``X``.
 
     Examples
     --------
@@ -296,6 +398,14 @@ class ObliviousSVC(ClassifierMixin, _ObliviousBase):
     >>> clf.predict(X[:4], sensitive_features=S[:4]).shape
     (4,)
     """
+
+    _parameter_constraints = {
+        **_ObliviousBase._parameter_constraints,
+        "C": [POSITIVE],
+        "class_weight": [dict, StrOptions({"balanced"}), None],
+        "tol": [POSITIVE],
+    }
+    _fitted_attr = "svc_"
 
     def __init__(
         self,
@@ -334,6 +444,7 @@ class ObliviousSVC(ClassifierMixin, _ObliviousBase):
         self.tol = tol
         self.random_state = random_state
 
+    @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y, sensitive_features=None):
         """Fit the oblivious SVM.
 
@@ -350,7 +461,7 @@ class ObliviousSVC(ClassifierMixin, _ObliviousBase):
         """
         X, y = validate_data(self, X, y, dtype=np.float64)
         check_classification_targets(y)
-        M, y_fit = self._split_fit(X, y, sensitive_features)
+        M, y_fit = self._split_fit(X, y, sensitive_features, keep_classes=True)
         self.svc_ = SVC(
             C=self.C, kernel="precomputed", class_weight=self.class_weight, tol=self.tol
         ).fit(M, y_fit)
@@ -358,8 +469,21 @@ class ObliviousSVC(ClassifierMixin, _ObliviousBase):
         return self
 
     def decision_function(self, X, sensitive_features=None):
-        """Signed distance to the separating hyperplane in feature space."""
-        return self.svc_.decision_function(self._cross(X, sensitive_features))
+        """Signed distance to the separating hyperplane in feature space.
+
+        Parameters
+        ----------
+        X : array-like of shape (n, n_features)
+        sensitive_features : array-like of shape (n,) or (n, n_s)
+            Required.
+
+        Returns
+        -------
+        scores : ndarray of shape (n,) or (n, n_classes)
+            As :meth:`sklearn.svm.SVC.decision_function`.
+        """
+        K = self._cross(X, sensitive_features)
+        return self.svc_.decision_function(K)
 
     def predict(self, X, sensitive_features=None):
         """Predict class labels from the oblivious features.
@@ -374,8 +498,23 @@ class ObliviousSVC(ClassifierMixin, _ObliviousBase):
         -------
         y_pred : ndarray of shape (n,)
         """
-        return self.svc_.predict(self._cross(X, sensitive_features))
+        K = self._cross(X, sensitive_features)
+        return self.svc_.predict(K)
 
     def score(self, X, y, sensitive_features=None, sample_weight=None):
-        """Accuracy; route ``sensitive_features`` with ``set_score_request``."""
+        """Accuracy; route ``sensitive_features`` with ``set_score_request``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n, n_features)
+        y : array-like of shape (n,)
+            True labels.
+        sensitive_features : array-like of shape (n,) or (n, n_s)
+            Required.
+        sample_weight : array-like of shape (n,), default=None
+
+        Returns
+        -------
+        score : float
+        """
         return accuracy_score(y, self.predict(X, sensitive_features), sample_weight=sample_weight)

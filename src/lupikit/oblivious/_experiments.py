@@ -5,9 +5,13 @@ here, so that the notebooks only call the library.
 """
 
 import numpy as np
+import pandas as pd
 from scipy import stats
+from sklearn.model_selection import train_test_split
 from sklearn.utils import check_random_state
 
+from ..datasets import load_adult
+from ._kernel import ObliviousKernel
 from ._partition import CellPartition
 
 __all__ = [
@@ -192,7 +196,6 @@ def ridge_experiment(gamma, *, experiment=1, n_est=500, n_train=500, n_val=100, 
     >>> sorted(k for k in r if not k.startswith("alpha"))
     ['KRR', 'M-ORR', 'ORR']
     """
-    from ._kernel import ObliviousKernel
 
     rng = check_random_state(random_state)
     if alphas is None:
@@ -333,11 +336,6 @@ def load_adult_fairness(n_train=1628, n_test=12661, *, random_state=0):
     >>> Xtr.shape[0], Xte.shape[0], Xtr.shape[1] == Xte.shape[1]
     (200, 300, True)
     """
-    import pandas as pd
-    from sklearn.model_selection import train_test_split
-
-    from ..datasets import load_adult
-
     rng = check_random_state(random_state)
     parts = []
     for subset, n in (("train", n_train), ("test", n_test)):

@@ -29,49 +29,87 @@ solved here with cvxopt. For :math:`\\epsilon = 0` the constraint says
 :math:`\\tilde K = K - K c\\, c^\\top K / (c^\\top K c)` (the kernel form of
 Donini et al.'s feature projection); ``solver="auto"`` uses that faster exact
 route with :class:`sklearn.svm.SVC`.
+
+Scale. Multiplying ``X`` by :math:`s` (linear kernel) multiplies :math:`K` by
+:math:`s^2`, which is the same problem as ``C`` times :math:`s^2`: FERM, like
+:class:`~sklearn.svm.SVC`, is not scale invariant, and for a large
+:math:`C\\,k(x, x)` libsvm's SMO needs a number of iterations of that order
+(``FERM().fit(1e4 * X, ...)`` would run for hours). The dual QP is therefore
+solved on the normalised kernel :math:`K / d` with :math:`C d` (:math:`d` the
+mean of :math:`\\operatorname{diag} K`), an equivalent problem on which
+cvxopt's tolerances mean the same at every scale, and ``solver="auto"``
+switches to it when SMO would not finish.
 """
 
-import numbers
 import warnings
 
 import numpy as np
-from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.svm import SVC
-from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils._param_validation import InvalidParameterError, StrOptions
+from sklearn.utils.multiclass import check_classification_targets, type_of_target
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from .._validation import check_sensitive_features
-from ..kernels import check_kernel, kernel_matrix, resolve_gamma
+from .._validation import KERNEL_PARAMS, NON_NEGATIVE, POSITIVE, check_sensitive_features
+from ..kernels import resolve_gamma
+from ._kernel import _checked_kernel
 
 __all__ = ["FERM"]
 
 _USES_GAMMA = {"rbf", "poly", "sigmoid", "laplacian", "chi2"}
+#: ``solver="auto"`` goes straight to cvxopt above this ``C * mean(diag(K))``:
+#: SMO then needs at least about as many iterations.
+_SMO_MAX_BOX = 1e6
+
+
+def _smo_max_iter(n):
+    """libsvm's own iteration limit, max(10^7, 100 n), for the ``"auto"`` route."""
+    return max(10**7, 100 * n)
 
 
 class FERM(ClassifierMixin, BaseEstimator):
     """Fair empirical risk minimisation SVM with an equal-opportunity constraint.
 
+    A binary classifier (``y`` and the sensitive attribute both binary).
+
     Parameters
     ----------
     C : float, default=1.0
-        SVM regularisation parameter.
+        SVM regularisation parameter (finite, > 0).
     kernel : str or callable, default="linear"
-        See :func:`lupikit.kernels.kernel_matrix`.
+        See :func:`lupikit.kernels.kernel_matrix`. A callable's output must be
+        a finite ``(n_X, n_Y)`` array.
     gamma : {"scale", "auto"} or float, default="scale"
-        Kernel width for kernels that use one.
+        Kernel width for kernels that use one (finite, > 0).
     degree : int, default=3
+        Degree of the polynomial kernel (>= 0).
     coef0 : float, default=1.0
+        Independent term of the polynomial and sigmoid kernels (finite).
     epsilon : float, default=0.0
-        Tolerance of the constraint :math:`|\\langle w, u\\rangle| \\le \\epsilon`.
+        Tolerance of the constraint :math:`|\\langle w, u\\rangle| \\le \\epsilon`
+        (finite, >= 0).
     solver : {"auto", "cvxopt", "projection"}, default="auto"
         ``"projection"`` (only for ``epsilon=0``) trains
         :class:`~sklearn.svm.SVC` on the projected kernel; ``"cvxopt"`` solves
-        the dual QP above; ``"auto"`` picks ``"projection"`` when
-        ``epsilon == 0``.
+        the dual QP above (on the normalised kernel, see the module notes);
+        ``"auto"`` picks ``"projection"`` when ``epsilon == 0`` and
+        ``"cvxopt"`` otherwise. With ``"auto"``, a projected SVM too
+        ill-conditioned for libsvm's SMO (``C`` times the mean of the projected
+        kernel's diagonal above ``1e6``, e.g. unscaled features, or SMO stopped
+        after ``max(10**7, 100 * n_samples)`` iterations) is solved by cvxopt
+        instead, on the normalised kernel; the fairness constraint stays exact.
+        An explicit ``"projection"`` always uses libsvm (and may then be very
+        slow).
     tol : float, default=1e-6
         Tolerance of the cvxopt solver / of SVC (the latter uses ``1e-3`` when
-        ``tol`` is smaller).
+        ``tol`` is smaller); finite, > 0.
+
+    Raises
+    ------
+    sklearn.utils._param_validation.InvalidParameterError
+        From :meth:`fit`, for an invalid parameter (NaN and infinity included);
+        a :class:`ValueError` naming the parameter.
 
     Attributes
     ----------
@@ -84,6 +122,18 @@ class FERM(ClassifierMixin, BaseEstimator):
     intercept_ : float
     fairness_vector_ : ndarray of shape (n_samples,)
         :math:`c` with :math:`u = \\sum_i c_i \\varphi(x_i)`.
+    X_fit_ : ndarray of shape (n_samples, n_features)
+        The training points (a copy: changing the caller's array afterwards
+        does not change the predictions).
+    gamma_ : float or None
+        Resolved kernel width.
+    solver_ : {"cvxopt", "projection"}
+        The formulation used (``"auto"`` resolved).
+    qp_solver_ : {"libsvm", "cvxopt"}
+        What solved it: ``"projection"`` uses libsvm, or cvxopt when
+        ``solver="auto"`` found the projected SVM too ill-conditioned for SMO.
+    n_features_in_ : int
+        Number of features of ``X``.
 
     Examples
     --------
@@ -99,6 +149,14 @@ class FERM(ClassifierMixin, BaseEstimator):
     >>> bool(abs(f[pos & (S == 0)].mean() - f[pos & (S == 1)].mean()) < 1e-6)
     True
     """
+
+    _parameter_constraints = {
+        **KERNEL_PARAMS,
+        "C": [POSITIVE],
+        "epsilon": [NON_NEGATIVE],
+        "solver": [StrOptions({"auto", "cvxopt", "projection"})],
+        "tol": [POSITIVE],
+    }
 
     def __init__(
         self,
@@ -121,11 +179,17 @@ class FERM(ClassifierMixin, BaseEstimator):
         self.solver = solver
         self.tol = tol
 
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.classifier_tags.multi_class = False  # binary y only
+        return tags
+
     def _k(self, A, B=None):
-        return kernel_matrix(
-            A, B, kernel=self.kernel, gamma=self.gamma_, degree=self.degree, coef0=self.coef0
+        return _checked_kernel(
+            self.kernel, A, B, gamma=self.gamma_, degree=self.degree, coef0=self.coef0
         )
 
+    @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y, sensitive_features=None):
         """Fit FERM.
 
@@ -135,95 +199,156 @@ class FERM(ClassifierMixin, BaseEstimator):
         y : array-like of shape (n_samples,)
             Binary labels.
         sensitive_features : array-like of shape (n_samples,)
-            Binary sensitive attribute (required, two distinct values).
+            Binary sensitive attribute (required, two distinct values, each
+            with at least one positive example ``y == classes_[1]``).
 
         Returns
         -------
         self : FERM
+
+        Raises
+        ------
+        ValueError
+            If ``y`` or ``sensitive_features`` is not binary, or a sensitive
+            group has no positive example: equal opportunity compares the
+            positive examples of the two groups, so it is undefined there.
         """
+        if self.solver == "projection" and self.epsilon != 0:
+            raise InvalidParameterError(
+                f"The 'solver' parameter of FERM: solver='projection' requires "
+                f"epsilon=0, got epsilon={self.epsilon!r}."
+            )
         X, y = validate_data(self, X, y, dtype=np.float64)
         check_classification_targets(y)
-        check_kernel(self.kernel)
-        if not isinstance(self.C, numbers.Real) or isinstance(self.C, bool) or not self.C > 0:
-            raise ValueError(f"C={self.C!r} must be a positive float.")
-        if not isinstance(self.epsilon, numbers.Real) or self.epsilon < 0:
-            raise ValueError(f"epsilon={self.epsilon!r} must be a non-negative float.")
-        if self.solver not in ("auto", "cvxopt", "projection"):
+        y_type = type_of_target(y, input_name="y")
+        if y_type != "binary":
             raise ValueError(
-                f"solver={self.solver!r} must be 'auto', 'cvxopt' or 'projection'."
+                "Only binary classification is supported. The type of the target "
+                f"is {y_type}."
             )
-        if self.solver == "projection" and self.epsilon != 0:
-            raise ValueError("solver='projection' requires epsilon=0.")
+        classes = np.unique(y)
+        if classes.size != 2:
+            raise ValueError(
+                f"FERM is a binary classifier; y has {classes.size} class(es)."
+            )
         S = check_sensitive_features(sensitive_features, X.shape[0])
         if S.shape[1] != 1:
             raise ValueError("sensitive_features must be a single binary column for FERM.")
         S = S[:, 0]
-        self.groups_ = np.unique(S)
-        if self.groups_.size != 2:
+        groups = np.unique(S)
+        if groups.size != 2:
             raise ValueError(
                 f"FERM needs a binary sensitive attribute; sensitive_features has "
-                f"{self.groups_.size} distinct values."
+                f"{groups.size} distinct values."
             )
-        self.classes_ = np.unique(y)
-        if self.classes_.size != 2:
-            raise ValueError(f"FERM is a binary classifier; y has {self.classes_.size} classes.")
-        ys = np.where(y == self.classes_[1], 1.0, -1.0)
+        ys = np.where(y == classes[1], 1.0, -1.0)
+        c = np.zeros(X.shape[0])
+        for sign, g in zip((1.0, -1.0), groups):
+            mask = (S == g) & (ys > 0)
+            if not mask.any():
+                raise ValueError(
+                    f"sensitive_features: the group {g:g} has no positive example "
+                    f"(y == {classes.tolist()[1]!r}), so FERM's equal-opportunity constraint "
+                    "(equal mean score of the positive examples of both groups) is "
+                    "undefined."
+                )
+            c[mask] = sign / mask.sum()
         self.gamma_ = (
             resolve_gamma(self.gamma, X)
             if isinstance(self.kernel, str) and self.kernel in _USES_GAMMA
             else None
         )
-        c = np.zeros(X.shape[0])
-        for sign, g in zip((1.0, -1.0), self.groups_):
-            mask = (S == g) & (ys > 0)
-            if mask.any():
-                c[mask] = sign / mask.sum()
-        self.fairness_vector_ = c
         K = self._k(X)
-        self.X_fit_ = X
         solver = self.solver
         if solver == "auto":
             solver = "projection" if self.epsilon == 0 else "cvxopt"
-        self.solver_ = solver
         if solver == "projection":
-            self._fit_projection(K, ys, c)
+            theta, b, engine = self._fit_projection(K, ys, c, fallback=self.solver == "auto")
         else:
-            self._fit_cvxopt(K, ys, c)
+            (theta, b), engine = self._solve_dual(K, ys, c, float(self.epsilon)), "cvxopt"
+        self.dual_coef_, self.intercept_ = theta, b
+        self.solver_, self.qp_solver_ = solver, engine
+        self.classes_ = classes
+        self.groups_ = groups
+        self.fairness_vector_ = c
+        self.X_fit_ = X.copy()  # kept for prediction: not the caller's array
         return self
 
-    def _fit_projection(self, K, ys, c):
+    def _fit_projection(self, K, ys, c, fallback=False):
+        """SVM on the projected kernel, by libsvm (or cvxopt if ``fallback``).
+
+        Returns ``(theta, b, engine)``. With ``fallback`` the projected SVM
+        dual goes to cvxopt when SMO cannot finish: ``C`` times the mean of the
+        projected kernel's diagonal above ``_SMO_MAX_BOX`` (SMO then needs at
+        least about that many iterations), or libsvm stopped at its iteration
+        limit.
+        """
         Kc = K @ c
         cKc = float(c @ Kc)
-        self._proj = (Kc, cKc) if cKc > 1e-12 * max(1.0, np.trace(K)) else None
-        Kt = K - np.outer(Kc, Kc) / cKc if self._proj is not None else K
-        svc = SVC(C=self.C, kernel="precomputed", tol=max(self.tol, 1e-3)).fit(Kt, ys)
-        theta = np.zeros(K.shape[0])
-        theta[svc.support_] = svc.dual_coef_[0]
-        if self._proj is not None:
+        # u = 0 (no projection) relative to the kernel's scale
+        proj = cKc > 1e-12 * np.trace(K)
+        Kt = K - np.outer(Kc, Kc) / cKc if proj else K
+        n = K.shape[0]
+        fitted = None
+        if not (fallback and self.C * np.mean(np.diag(Kt)) > _SMO_MAX_BOX):
+            svc = SVC(C=self.C, kernel="precomputed", tol=max(self.tol, 1e-3),
+                      max_iter=_smo_max_iter(n) if fallback else -1)
+            with warnings.catch_warnings():
+                if fallback:
+                    warnings.filterwarnings("ignore", "Solver terminated early",
+                                            ConvergenceWarning)
+                svc.fit(Kt, ys)
+            if not (fallback and svc.fit_status_ != 0):
+                theta = np.zeros(n)
+                theta[svc.support_] = svc.dual_coef_[0]
+                fitted = theta, float(svc.intercept_[0]), "libsvm"
+        if fitted is None:
+            fitted = (*self._solve_dual(Kt, ys), "cvxopt")
+        theta, b, engine = fitted
+        if proj:
             # w = sum theta_i P phi_i with P = I - u u^T/|u|^2, u = sum c_i phi_i
             theta = theta - c * float(Kc @ theta) / cKc
-        self.dual_coef_ = theta
-        self.intercept_ = float(svc.intercept_[0])
+        return theta, b, engine
 
-    def _fit_cvxopt(self, K, ys, c):
+    def _solve_dual(self, K, ys, c=None, eps=0.0):
+        """Solve an SVM dual QP with cvxopt, on the normalised kernel ``K / d``.
+
+        ``c=None`` is the plain SVM dual (variables ``alpha``); otherwise the
+        FERM dual of the module notes, with ``(alpha, delta)`` for ``eps=0``
+        and ``(alpha, mu+, mu-)`` for ``eps>0``. Scaling the kernel by ``1/d``
+        and ``C`` by ``d`` gives the same classifier (the dual variables scale
+        by ``d``); with ``d`` the mean of the kernel diagonal, cvxopt's
+        absolute tolerances mean the same thing at every scale of ``X``.
+
+        Returns
+        -------
+        theta : ndarray of shape (n,)
+            ``f(x) = sum_i theta_i K(x, x_i) + b``.
+        b : float
+        """
         from cvxopt import matrix, solvers
 
         n = K.shape[0]
-        eps = float(self.epsilon)
-        if eps == 0:
-            A = np.hstack([np.diag(ys), -c[:, None]])  # beta = (alpha, delta)
-            q = np.r_[-np.ones(n), 0.0]
-            G = np.vstack([-np.eye(n, n + 1), np.eye(n, n + 1)])
-            h = np.r_[np.zeros(n), np.full(n, float(self.C))]
-        else:
-            A = np.hstack([np.diag(ys), -c[:, None], c[:, None]])  # (alpha, mu+, mu-)
-            q = np.r_[-np.ones(n), eps, eps]
-            G = np.vstack([-np.eye(n + 2), np.eye(n, n + 2)])
-            h = np.r_[np.zeros(n + 2), np.full(n, float(self.C))]
-        P = A.T @ K @ A
+        d = float(np.mean(np.diag(K)))
+        d = d if np.isfinite(d) and d > 0 else 1.0
+        Kn = K / d
+        Cn = float(self.C) * d
+        cols, q_extra = [np.diag(ys)], []
+        if c is not None and eps == 0:
+            cols, q_extra = cols + [-c[:, None]], [0.0]  # beta = (alpha, delta)
+        elif c is not None:
+            cols, q_extra = cols + [-c[:, None], c[:, None]], [eps, eps]  # (alpha, mu+, mu-)
+        A = np.hstack(cols)
+        m = A.shape[1]
+        q = np.r_[-np.ones(n), q_extra]
+        # 0 <= alpha <= C d; mu+- >= 0; delta free
+        n_nonneg = n + 2 if m == n + 2 else n
+        G = np.vstack([-np.eye(n_nonneg, m), np.eye(n, m)])
+        h = np.r_[np.zeros(n_nonneg), np.full(n, Cn)]
+        P = A.T @ Kn @ A
         P = 0.5 * (P + P.T)
-        P[np.diag_indices_from(P)] += 1e-10 * max(1.0, np.trace(K) / n)
-        Aeq = np.r_[ys, np.zeros(A.shape[1] - n)][None, :]
+        P[np.diag_indices_from(P)] += 1e-10
+        Aeq = np.r_[ys, np.zeros(m - n)][None, :]
         opts = {"show_progress": False, "abstol": self.tol, "reltol": self.tol,
                 "feastol": self.tol, "maxiters": 200}
         sol = solvers.qp(matrix(P), matrix(q), matrix(G), matrix(h),
@@ -237,20 +362,41 @@ class FERM(ClassifierMixin, BaseEstimator):
         beta = np.asarray(sol["x"]).ravel()
         alpha = beta[:n]
         theta = A @ beta
-        f = K @ theta
-        Cv = float(self.C)
-        tol = 1e-5 * Cv
-        free = (alpha > tol) & (alpha < Cv - tol)
+        f = Kn @ theta
+        if c is not None:
+            # the constraint holds only to the interior point's tolerance, which
+            # can be loose for a huge C d (near hard margin): say so
+            wu = float(theta @ (Kn @ c))
+            norms = np.sqrt(max(float(theta @ f), 0.0) * max(float(c @ Kn @ c), 0.0))
+            if abs(wu) - eps > 1e-2 * norms:
+                warnings.warn(
+                    f"cvxopt's solution violates the fairness constraint: |<w, u>| = "
+                    f"{abs(wu):.3g} > epsilon = {eps:g} (|w| |u| = {norms:.3g}); C times "
+                    "the kernel scale is probably too large for the dual QP. With "
+                    "epsilon=0, solver='auto' is exact.",
+                    ConvergenceWarning,
+                )
+        tol = 1e-5 * Cn
+        free = (alpha > tol) & (alpha < Cn - tol)
         if free.any():
             b = float(np.mean(ys[free] - f[free]))
         else:  # no free support vector: midpoint of the feasible interval
             sv = alpha > tol
             b = float(np.median(ys[sv] - f[sv])) if sv.any() else 0.0
-        self.dual_coef_ = theta
-        self.intercept_ = b
+        # f(x) = sum_i theta_i K(x, x_i) / d + b
+        return theta / d, b
 
     def decision_function(self, X):
-        """Score :math:`\\langle w, \\varphi(x)\\rangle + b`; positive = ``classes_[1]``."""
+        """Score :math:`\\langle w, \\varphi(x)\\rangle + b`; positive = ``classes_[1]``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n, n_features)
+
+        Returns
+        -------
+        scores : ndarray of shape (n,)
+        """
         check_is_fitted(self, "dual_coef_")
         X = validate_data(self, X, reset=False, dtype=np.float64)
         return self._k(X, self.X_fit_) @ self.dual_coef_ + self.intercept_
@@ -266,4 +412,5 @@ class FERM(ClassifierMixin, BaseEstimator):
         -------
         y_pred : ndarray of shape (n,)
         """
-        return self.classes_[(self.decision_function(X) > 0).astype(int)]
+        scores = self.decision_function(X)  # raises NotFittedError before fit
+        return self.classes_[(scores > 0).astype(int)]

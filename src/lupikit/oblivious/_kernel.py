@@ -23,16 +23,20 @@ loops. The pairwise terms are added to :math:`K` by one BLAS ``dgemm`` with
 one-hot cell indicators, so no ``n x n x cells`` tensor is ever built.
 """
 
-import numbers
-
 import numpy as np
 from scipy.linalg import blas
-from sklearn.base import BaseEstimator
+from sklearn.base import BaseEstimator, _fit_context
+from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.validation import check_array, check_is_fitted
 
-from .._validation import check_sensitive_features
-from ..kernels import check_kernel, kernel_matrix, resolve_gamma
-from ._partition import CellPartition
+from .._validation import (
+    KERNEL_PARAMS,
+    POSITIVE_INT,
+    check_kernel_output,
+    check_sensitive_features,
+)
+from ..kernels import kernel_matrix, resolve_gamma
+from ._partition import CellPartition, _check_grid_range_param
 
 __all__ = ["ObliviousKernel"]
 
@@ -51,6 +55,25 @@ def _add_outer(K, A, B):
     if K.flags.f_contiguous:
         return blas.dgemm(1.0, A, B, beta=1.0, c=K, trans_b=True, overwrite_c=True)
     return K + A @ B.T
+
+
+def _checked_kernel(kernel, A, B=None, *, gamma, degree, coef0):
+    """``kernel_matrix``; a callable kernel's output is checked (shape, finite)."""
+    K = kernel_matrix(A, B, kernel=kernel, gamma=gamma, degree=degree, coef0=coef0)
+    if callable(kernel):
+        K = check_kernel_output(K, A.shape[0], A.shape[0] if B is None else B.shape[0])
+    return K
+
+
+#: Constraints of the parameters ObliviousKernel shares with ObliviousRidge/SVC.
+OBLIVIOUS_KERNEL_PARAMS = {
+    **KERNEL_PARAMS,
+    "n_bins": [POSITIVE_INT],
+    "partition": [StrOptions({"discrete", "grid"}), callable, None],
+    "grid_range": ["array-like", None],
+    "empty_cell": [StrOptions({"zero", "mean"})],
+    "handle_unknown": [StrOptions({"error", "empty"})],
+}
 
 
 def _one_hot(cells, n_cols):
@@ -102,10 +125,19 @@ class ObliviousKernel(BaseEstimator):
         estimation sample raises a ValueError naming it (``"error"``) or is
         treated as an empty cell (``"empty"``).
 
+    Raises
+    ------
+    sklearn.utils._param_validation.InvalidParameterError
+        From :meth:`fit`, for an invalid parameter (NaN and infinity included);
+        a :class:`ValueError` naming the parameter.
+
     Attributes
     ----------
     X_est_ : ndarray of shape (m, n_features)
-        Estimation sample.
+        Estimation sample (a copy: changing the caller's array afterwards does
+        not change the kernel).
+    n_features_in_ : int
+        Number of features of ``X``.
     partition_ : CellPartition
         The fitted partition.
     n_cells_ : int
@@ -135,6 +167,8 @@ class ObliviousKernel(BaseEstimator):
     True
     """
 
+    _parameter_constraints = dict(OBLIVIOUS_KERNEL_PARAMS)
+
     def __init__(
         self,
         kernel="rbf",
@@ -160,8 +194,8 @@ class ObliviousKernel(BaseEstimator):
 
     # ------------------------------------------------------------------
     def _k(self, A, B=None):
-        return kernel_matrix(
-            A, B, kernel=self.kernel, gamma=self.gamma_, degree=self.degree, coef0=self.coef0
+        return _checked_kernel(
+            self.kernel, A, B, gamma=self.gamma_, degree=self.degree, coef0=self.coef0
         )
 
     def _kv(self, X, X_est, V):
@@ -184,6 +218,7 @@ class ObliviousKernel(BaseEstimator):
             )
         return X
 
+    @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, sensitive_features):
         """Estimate the conditional and overall mean embeddings.
 
@@ -198,15 +233,12 @@ class ObliviousKernel(BaseEstimator):
         -------
         self : ObliviousKernel
         """
-        check_kernel(self.kernel)
-        if self.empty_cell not in ("zero", "mean"):
-            raise ValueError(f"empty_cell={self.empty_cell!r} must be 'zero' or 'mean'.")
-        if not isinstance(self.degree, numbers.Integral) or self.degree < 0:
-            raise ValueError(f"degree={self.degree!r} must be a non-negative integer.")
+        _check_grid_range_param(self.grid_range, type(self).__name__)
         for attr in ("n_features_in_",):
             if hasattr(self, attr):
                 delattr(self, attr)
-        X = self._check_X(X)
+        # a copy: the estimation sample is kept and must not follow the caller's array
+        X = check_array(X, dtype=np.float64, input_name="X", copy=True)
         S = check_sensitive_features(sensitive_features, X.shape[0])
         if isinstance(self.kernel, str) and self.kernel in _USES_GAMMA:
             self.gamma_ = resolve_gamma(self.gamma, X)

@@ -24,13 +24,33 @@ which no estimation point fell" (see ``empty_cell`` in
 :class:`~lupikit.oblivious.ObliviousKernel`).
 """
 
-import numbers
-
 import numpy as np
+from sklearn.utils._param_validation import (
+    InvalidParameterError,
+    StrOptions,
+    validate_parameter_constraints,
+)
+
+from .._validation import POSITIVE_INT, check_grid_range
 
 __all__ = ["CellPartition"]
 
 _KINDS = ("discrete", "grid")
+
+
+def _check_grid_range_param(grid_range, owner):
+    """``check_grid_range`` raising sklearn's InvalidParameterError.
+
+    The pair check is not expressible as a constraint; re-raising it as
+    :class:`~sklearn.utils._param_validation.InvalidParameterError` keeps one
+    exception type for every bad hyperparameter.
+    """
+    if grid_range is None:
+        return None
+    try:
+        return check_grid_range(grid_range)
+    except ValueError as exc:
+        raise InvalidParameterError(f"The 'grid_range' parameter of {owner}: {exc}") from None
 
 
 class CellPartition:
@@ -52,6 +72,12 @@ class CellPartition:
         estimation sample. ``"error"`` raises a ValueError naming it,
         ``"empty"`` treats it as an empty cell.
 
+    Raises
+    ------
+    sklearn.utils._param_validation.InvalidParameterError
+        From :meth:`fit`, for an invalid parameter (a :class:`ValueError`
+        naming it).
+
     Attributes
     ----------
     kind_ : str
@@ -68,6 +94,13 @@ class CellPartition:
     array([0, 2, 2, 0])
     """
 
+    _parameter_constraints = {
+        "partition": [StrOptions(set(_KINDS)), callable, None],
+        "n_bins": [POSITIVE_INT],
+        "grid_range": ["array-like", None],
+        "handle_unknown": [StrOptions({"error", "empty"})],
+    }
+
     def __init__(self, partition=None, *, n_bins=16, grid_range=None, handle_unknown="error"):
         self.partition = partition
         self.n_bins = n_bins
@@ -76,32 +109,26 @@ class CellPartition:
 
     # ------------------------------------------------------------------
     def _check_params(self):
-        if not (callable(self.partition) or self.partition is None or self.partition in _KINDS):
-            raise ValueError(
-                f"partition={self.partition!r} must be 'discrete', 'grid', a "
-                "callable S -> cell ids, or None."
-            )
-        if (
-            not isinstance(self.n_bins, numbers.Integral)
-            or isinstance(self.n_bins, bool)
-            or self.n_bins < 1
-        ):
-            raise ValueError(f"n_bins={self.n_bins!r} must be a positive integer.")
-        if self.handle_unknown not in ("error", "empty"):
-            raise ValueError(
-                f"handle_unknown={self.handle_unknown!r} must be 'error' or 'empty'."
-            )
-        if self.grid_range is not None:
-            lo, hi = self.grid_range
-            if not (np.isfinite(lo) and np.isfinite(hi) and hi > lo):
-                raise ValueError(
-                    f"grid_range={self.grid_range!r} must be a pair (low, high) "
-                    "of finite numbers with low < high."
-                )
+        # CellPartition is no BaseEstimator: validate with sklearn's function
+        params = {name: getattr(self, name) for name in self._parameter_constraints}
+        validate_parameter_constraints(
+            self._parameter_constraints, params, caller_name=type(self).__name__
+        )
+        return _check_grid_range_param(self.grid_range, type(self).__name__)
 
     def fit(self, S):
-        """Learn the cells from the estimation sample ``S`` (2-D float array)."""
-        self._check_params()
+        """Learn the cells from the estimation sample.
+
+        Parameters
+        ----------
+        S : array-like of shape (m, n_s)
+            Sensitive features of the estimation sample (2-D, numeric).
+
+        Returns
+        -------
+        self : CellPartition
+        """
+        grid_range = self._check_params()
         S = np.asarray(S, dtype=float)
         if callable(self.partition):
             self.kind_ = "callable"
@@ -121,8 +148,8 @@ class CellPartition:
                     self.low_ = S.min(axis=0)
                     self.high_ = S.max(axis=0)
                 else:
-                    self.low_ = np.full(S.shape[1], float(self.grid_range[0]))
-                    self.high_ = np.full(S.shape[1], float(self.grid_range[1]))
+                    self.low_ = np.full(S.shape[1], grid_range[0])
+                    self.high_ = np.full(S.shape[1], grid_range[1])
                 self.categories_ = np.unique(self._grid_ids(S))
         self.n_cells_ = len(self.categories_)
         self.n_features_in_ = S.shape[1]

@@ -6,19 +6,27 @@ import numbers
 import os
 import threading
 import warnings
+from numbers import Integral
 
 import numpy as np
 from joblib import Parallel, delayed
-from sklearn.base import BaseEstimator
+from sklearn.base import BaseEstimator, _fit_context
 from sklearn.feature_selection import SelectorMixin
 from sklearn.model_selection import KFold, StratifiedKFold
 from sklearn.utils import check_random_state
+from sklearn.utils._param_validation import (
+    Interval,
+    InvalidParameterError,
+    StrOptions,
+    validate_params,
+)
 from sklearn.utils.validation import check_is_fitted
 from tqdm import tqdm
 
+from .._validation import NON_NEGATIVE, POSITIVE, UNIT_OPEN, check_nonempty_grid
 from ..metrics import macro_averaged_mae
 from ._lp import SOLVERS, OrdinalLP
-from ._ordinal import OrdinalRegressionLP, check_fit_inputs, check_ordinal_labels
+from ._ordinal import CONSTRAINTS, OrdinalRegressionLP, check_fit_inputs, check_ordinal_labels
 from ._thresholds import classify_relevance, prediction_interval
 
 __all__ = ["FeatureRelevanceBounds", "select_C", "select_C_gamma"]
@@ -28,6 +36,24 @@ C_GRID = tuple(np.logspace(-2, 2, 9))
 #: Default grid searched for gamma (LUPI) when ``gamma=None``.
 GAMMA_GRID = (0.1, 1.0, 10.0)
 _PROBES = ("append", "replace")
+#: Folds of the cross-validation: an integer >= 2.
+_CV = Interval(Integral, 2, None, closed="left")
+#: ``n_jobs`` as joblib reads it: None, or a non-zero integer (-1: all cores).
+_N_JOBS = [Interval(Integral, None, -1, closed="right"), Interval(Integral, 1, None, closed="left"),
+           None]
+#: Below this share of the optimal model's objective (of 1 if that is smaller), its
+#: L1 penalty is within the LP solver's tolerances (HiGHS': 1e-7) of the loss, so
+#: which near-optimal model HiGHS returns, and the normalised bounds, are decided by
+#: those tolerances rather than by the data.
+MIN_PENALTY_SHARE = 1e-6
+
+
+def _check_grid(grid, name):
+    """A non-empty grid of finite positive numbers, as a list of floats."""
+    try:
+        return [float(v) for v in check_nonempty_grid(grid, name)]
+    except ValueError as exc:  # one exception type for every bad hyperparameter
+        raise InvalidParameterError(str(exc)) from None
 
 
 def _folds(X, y, cv, random_state):
@@ -94,6 +120,21 @@ def _best(scores, keys):
     return min(tied, key=lambda i: keys[i])
 
 
+@validate_params(
+    {
+        "X": ["array-like"],
+        "y": ["array-like"],
+        "privileged_features": ["array-like", None],
+        "C_grid": ["array-like"],
+        "constraints": [CONSTRAINTS],
+        "gamma": [POSITIVE],
+        "cv": [_CV],
+        "random_state": ["random_state"],
+        "n_jobs": _N_JOBS,
+        "solver": [StrOptions(set(SOLVERS))],
+    },
+    prefer_skip_nested_validation=True,
+)
 def select_C(X, y, privileged_features=None, *, C_grid=C_GRID, constraints="explicit",
              gamma=1.0, cv=5, random_state=None, n_jobs=None, solver="auto"):
     """Choose C for :class:`OrdinalRegressionLP` by cross-validated macro-MAE.
@@ -109,9 +150,10 @@ def select_C(X, y, privileged_features=None, *, C_grid=C_GRID, constraints="expl
     privileged_features : ndarray of shape (n_samples, n_privileged) or None
         Used for training in every fold (LUPI model).
     C_grid : sequence of float
+        Candidates for C: a non-empty list of finite numbers > 0.
     constraints : {"explicit", "implicit"}
     gamma : float
-        Weight of the correcting functions (LUPI only); see
+        Weight (> 0) of the correcting functions (LUPI only); see
         :func:`select_C_gamma` to choose it jointly with C.
     cv : int
         Number of folds (at least 2).
@@ -121,15 +163,20 @@ def select_C(X, y, privileged_features=None, *, C_grid=C_GRID, constraints="expl
         Parallel folds with joblib (threads unless the caller sets a backend).
     solver : {"auto", "primal", "dual"}
         ``"primal"`` solves each fold's path over C with the primal simplex;
-        otherwise the model takes its LP dual (faster at every size we
-        measured): for the plain model C is a column box there, for LUPI the
-        costs are its row bounds (``"dual"`` and ``"auto"`` are the same there).
+        otherwise the model takes its LP dual (the book's Part III theory
+        chapter compares the two): for the plain model C is a column box there,
+        for LUPI the costs are its row bounds (``"dual"`` and ``"auto"`` are the same there).
 
     Returns
     -------
     best_C : float
     scores : ndarray of shape (len(C_grid),)
         Mean validation macro-MAE of every C.
+
+    Raises
+    ------
+    sklearn.utils._param_validation.InvalidParameterError
+        If a parameter is invalid, e.g. an empty ``C_grid`` or one holding NaN.
 
     Examples
     --------
@@ -140,12 +187,26 @@ def select_C(X, y, privileged_features=None, *, C_grid=C_GRID, constraints="expl
     >>> C in (0.1, 1.0), scores.shape
     (True, (2,))
     """
-    grid = [float(C) for C in C_grid]
+    grid = _check_grid(C_grid, "C_grid")
     scores = _cv_errors(X, y, privileged_features, [(C, float(gamma)) for C in grid],
                         constraints, cv, random_state, n_jobs, solver)
     return grid[_best(scores, grid)], scores
 
 
+@validate_params(
+    {
+        "X": ["array-like"],
+        "y": ["array-like"],
+        "privileged_features": ["array-like", None],
+        "C_grid": ["array-like"],
+        "gamma_grid": ["array-like"],
+        "cv": [_CV],
+        "random_state": ["random_state"],
+        "n_jobs": _N_JOBS,
+        "solver": [StrOptions({"auto", "primal"})],
+    },
+    prefer_skip_nested_validation=True,
+)
 def select_C_gamma(X, y, privileged_features, *, C_grid=C_GRID, gamma_grid=GAMMA_GRID,
                    cv=5, random_state=None, n_jobs=None, solver="auto"):
     """Choose C and gamma of the LUPI model jointly by cross-validated macro-MAE.
@@ -161,6 +222,7 @@ def select_C_gamma(X, y, privileged_features, *, C_grid=C_GRID, gamma_grid=GAMMA
     y : array-like of shape (n_samples,)
     privileged_features : ndarray of shape (n_samples, n_privileged)
     C_grid, gamma_grid : sequence of float
+        Candidates: non-empty lists of finite numbers > 0.
     cv : int
         Number of folds (at least 2).
     random_state : int, RandomState or None
@@ -170,13 +232,19 @@ def select_C_gamma(X, y, privileged_features, *, C_grid=C_GRID, gamma_grid=GAMMA
     solver : {"auto", "primal"}
         ``"primal"`` solves each fold's path over the grid with the primal
         simplex; ``"auto"`` on the model's LP dual, where C and gamma move
-        only the row bounds (about twice as fast; the same optimal values).
+        only the row bounds, so each solve restarts from the last basis (the
+        same optimal values).
 
     Returns
     -------
     best_C, best_gamma : float
     scores : ndarray of shape (len(C_grid), len(gamma_grid))
         Mean validation macro-MAE of every pair.
+
+    Raises
+    ------
+    sklearn.utils._param_validation.InvalidParameterError
+        If a parameter is invalid, e.g. an empty grid or one holding NaN.
 
     Examples
     --------
@@ -190,11 +258,9 @@ def select_C_gamma(X, y, privileged_features, *, C_grid=C_GRID, gamma_grid=GAMMA
     """
     if privileged_features is None:
         raise ValueError("privileged_features are required to choose gamma.")
-    Cs = [float(C) for C in C_grid]
-    gs = [float(g) for g in gamma_grid]
+    Cs = _check_grid(C_grid, "C_grid")
+    gs = _check_grid(gamma_grid, "gamma_grid")
     pairs = [(C, g) for C in Cs for g in gs]
-    if solver not in ("auto", "primal"):
-        raise ValueError(f"solver must be 'auto' or 'primal', got {solver!r}.")
     scores = _cv_errors(X, y, privileged_features, pairs, "explicit", cv, random_state, n_jobs,
                         solver)
     best = _best(scores, pairs)
@@ -331,7 +397,7 @@ class FeatureRelevanceBounds(SelectorMixin, BaseEstimator):
         most of a LUPI bound's other signed LPs (weak duality, the same
         bounds; see ``lupikit.relevance._lupi_dual``), ``"primal"`` solves
         them all.
-    verbose : bool, default=False
+    verbose : bool or int, default=False
         Show a tqdm progress bar over the bounds (one step per minrel or maxrel
         of a feature or probe). With ``n_jobs``, worker threads move it as
         each bound is done; worker processes (a caller's loky or Dask backend)
@@ -399,6 +465,24 @@ class FeatureRelevanceBounds(SelectorMixin, BaseEstimator):
     True
     """
 
+    _parameter_constraints = {
+        "C": [POSITIVE, None],
+        "delta": [NON_NEGATIVE],
+        "n_permutations": [Interval(Integral, 2, None, closed="left")],
+        "p": [UNIT_OPEN],
+        "constraints": [CONSTRAINTS],
+        "probes": [StrOptions(set(_PROBES))],
+        "gamma": [POSITIVE, None],
+        # each value is checked in fit (check_nonempty_grid)
+        "C_grid": ["array-like", None],
+        "gamma_grid": ["array-like", None],
+        "cv": [_CV],
+        "n_jobs": _N_JOBS,
+        "random_state": ["random_state"],
+        "solver": [StrOptions(set(SOLVERS))],
+        "verbose": ["verbose"],
+    }
+
     def __init__(self, C=None, delta=0.1, n_permutations=50, p=0.999,
                  constraints="explicit", probes="append", gamma=None, C_grid=None,
                  gamma_grid=None, cv=5, n_jobs=None, random_state=None, solver="auto",
@@ -418,34 +502,15 @@ class FeatureRelevanceBounds(SelectorMixin, BaseEstimator):
         self.solver = solver
         self.verbose = verbose
 
-    # ------------------------------------------------------------ validation
-    def _check_params(self):
-        C = self.C
-        if C is not None and (not isinstance(C, numbers.Real) or isinstance(C, bool)
-                              or not np.isfinite(C) or C <= 0):
-            raise ValueError(f"C must be None or a positive finite number, got {C!r}.")
-        d = self.delta
-        if not isinstance(d, numbers.Real) or isinstance(d, bool) or not np.isfinite(d) or d < 0:
-            raise ValueError(f"delta must be a non-negative finite number, got {d!r}.")
-        k = self.n_permutations
-        if not isinstance(k, numbers.Integral) or isinstance(k, bool) or k < 2:
-            raise ValueError(f"n_permutations must be an integer >= 2, got {k!r}.")
-        p = self.p
-        if not isinstance(p, numbers.Real) or isinstance(p, bool) or not 0 < p < 1:
-            raise ValueError(f"p must lie strictly between 0 and 1, got {p!r}.")
-        if self.constraints not in ("explicit", "implicit"):
-            raise ValueError(
-                f"constraints must be 'explicit' or 'implicit', got {self.constraints!r}.")
-        if self.probes not in _PROBES:
-            raise ValueError(f"probes must be one of {_PROBES}, got {self.probes!r}.")
-        if self.solver not in SOLVERS:
-            raise ValueError(f"solver must be one of {SOLVERS}, got {self.solver!r}.")
-        g = self.gamma
-        if g is not None and (not isinstance(g, numbers.Real) or isinstance(g, bool)
-                              or not np.isfinite(g) or g <= 0):
-            raise ValueError(f"gamma must be None or a positive finite number, got {g!r}.")
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.target_tags.required = True  # the ordinal labels y
+        # transform selects columns of X as given
+        tags.transformer_tags.preserves_dtype = ["float64", "float32"]
+        return tags
 
     # ------------------------------------------------------------------- fit
+    @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y, privileged_features=None):
         """Compute relevance intervals and classes.
 
@@ -460,8 +525,29 @@ class FeatureRelevanceBounds(SelectorMixin, BaseEstimator):
         Returns
         -------
         self
+
+        Raises
+        ------
+        sklearn.utils._param_validation.InvalidParameterError
+            If a hyperparameter is invalid (its message names it), NaN and
+            infinity included, or ``C_grid`` / ``gamma_grid`` is empty or holds
+            a value that is not a finite number > 0.
+        ValueError
+            If the features' magnitude is out of the LP solver's range
+            (``1e15`` or more), or the labels are not ordinal.
+
+        Warns
+        -----
+        UserWarning
+            If the optimal model's L1 penalty is a share below
+            ``MIN_PENALTY_SHARE`` (1e-6) of its objective: the features' scale
+            (or C) is then outside what the LP solver's tolerances handle, and
+            the bounds and classes depend on those tolerances. Standardise the
+            features (or lower C).
         """
-        self._check_params()
+        C_grid = None if self.C_grid is None else _check_grid(self.C_grid, "C_grid")
+        gamma_grid = None if self.gamma_grid is None else _check_grid(self.gamma_grid,
+                                                                       "gamma_grid")
         X, classes, yb, Xs = check_fit_inputs(self, X, y, privileged_features)
         if Xs is not None and self.solver == "dual":
             raise ValueError(
@@ -470,11 +556,11 @@ class FeatureRelevanceBounds(SelectorMixin, BaseEstimator):
         rng = check_random_state(self.random_state)
         y_lab = classes[yb]
 
-        grid = C_GRID if self.C_grid is None else tuple(self.C_grid)
+        grid = C_GRID if C_grid is None else tuple(C_grid)
         if self.C is not None:
             grid = (float(self.C),)
         if Xs is not None and self.gamma is None:
-            g_grid = GAMMA_GRID if self.gamma_grid is None else tuple(self.gamma_grid)
+            g_grid = GAMMA_GRID if gamma_grid is None else tuple(gamma_grid)
             self.C_, self.gamma_, self.cv_scores_ = select_C_gamma(
                 X, y_lab, Xs, C_grid=grid, gamma_grid=g_grid, cv=self.cv,
                 random_state=rng, n_jobs=self.n_jobs, solver=self.solver)
@@ -497,6 +583,7 @@ class FeatureRelevanceBounds(SelectorMixin, BaseEstimator):
             C=self.C_, constraints=self.constraints, gamma=gamma)._store(lp, classes)
         mu = self.estimator_.objective_
         self.mu_ = mu
+        self._warn_if_beyond_tolerances(X, Xs, gamma)
         budget = (1 + self.delta) * mu + 1e-7 * max(1.0, abs(mu))
 
         d, p_ = X.shape[1], (0 if Xs is None else Xs.shape[1])
@@ -517,8 +604,9 @@ class FeatureRelevanceBounds(SelectorMixin, BaseEstimator):
             w_l1 += np.abs(self.estimator_.coef_privileged_).sum()
         if w_l1 <= 1e-12:
             warnings.warn(
-                "The optimal model has all weights zero (C too small?); relevance bounds "
-                "are reported unnormalised.", UserWarning, stacklevel=2)
+                "The optimal model has all weights zero (C too small for the scale of the "
+                "features?); relevance bounds are reported unnormalised.", UserWarning,
+                stacklevel=3)  # the caller of fit (behind _fit_context's wrapper)
             w_l1 = 1.0
         self.scale_ = float(w_l1)
         values = np.asarray(values, dtype=float) / w_l1
@@ -547,6 +635,33 @@ class FeatureRelevanceBounds(SelectorMixin, BaseEstimator):
             self.relevance_classes_privileged_ = None
         return self
 
+    def _warn_if_beyond_tolerances(self, X, Xs, gamma):
+        """Warn if the optimal model's L1 penalty is lost in the LP solver's tolerances.
+
+        The relevance LPs weigh the penalty against the loss: with features on a
+        large scale (or a large C) the optimal weights, and so the penalty, are
+        tiny next to the loss, and the model that HiGHS returns among the
+        near-optimal ones, its L1 norm ``scale_`` and the bounds are then
+        decided by its tolerances (all of them move when ``X`` is multiplied by
+        a constant, though the problem only changes its scale).
+        """
+        est = self.estimator_
+        penalty = 0.5 * np.abs(est.coef_).sum()
+        if Xs is not None:
+            penalty += 0.5 * gamma * np.abs(est.coef_privileged_).sum()
+        share = penalty / max(abs(self.mu_), 1.0)
+        if 0 < share < MIN_PENALTY_SHARE:
+            big = np.abs(X).max(initial=0.0)
+            if Xs is not None:
+                big = max(big, np.abs(Xs).max(initial=0.0))
+            warnings.warn(
+                f"The optimal model's L1 penalty is only {share:.1e} of its objective: "
+                f"the scale of the features (largest |value| {big:.3g}) with C={self.C_:g} is "
+                "outside what the LP solver's tolerances (about 1e-7) handle, so the "
+                "relevance bounds and classes depend on those tolerances, not on the data. "
+                "Standardise the features (e.g. sklearn.preprocessing.StandardScaler) or "
+                "lower C.", UserWarning, stacklevel=4)
+
     def _probe_tasks(self, Z, slot, which, rng):
         m = self.n_permutations
         feats = rng.choice(Z.shape[1], size=m, replace=True)
@@ -573,7 +688,7 @@ class FeatureRelevanceBounds(SelectorMixin, BaseEstimator):
             warnings.warn(
                 f"{dropped} of {pop['max'].size} {which} probes were infeasible (their "
                 "feature cannot be replaced by noise within the budget) and were dropped.",
-                UserWarning, stacklevel=3)
+                UserWarning, stacklevel=4)
         return out
 
     def _solve_all(self, lp, tasks, budget):

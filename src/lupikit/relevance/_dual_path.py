@@ -42,13 +42,10 @@ Of a column's two signs only the larger maximum is needed unless the smaller
 one is negative, so the second search may stop at the first certificate that
 its maximum lies in ``[0, first)`` (see :meth:`DualPath.max_signed`); for a
 column whose weight is 0 in the optimal model :meth:`DualPath.cheaper_sign`
-picks the side to solve first. That makes about six evaluations per bound.
-Measured on ``make_ordinal_relevance`` (d = 20, 5 bins, 50 probes, C = 1;
-whole ``FeatureRelevanceBounds.fit``, one core, medians of three data sets)
-against the warm-started primal simplex: 1.2x slower at n = 100 (R = 160
-margin rows), even at n = 125 (R = 200), 1.2x faster at n = 150, 1.5x at
-n = 200, 1.7x at n = 300, 4.7x at n = 1000 and 7.9x at n = 2000, with
-bounds equal to 1e-12. Hence the switch at ``MIN_MARGIN_ROWS``. A search that
+picks the side to solve first. The evaluations' small basis pays for their
+number only once the primal's basis of :math:`R` margin rows is large: hence
+the switch at ``MIN_MARGIN_ROWS`` (the book's chapter on Part III reports how
+the two routes compare). A search that
 does not close within ``max_evaluations``, or finds no maximiser beyond the
 budget because the frontier ends in a ray (a constant column is free up to
 the budget), returns None, and the caller solves the primal LP instead.
@@ -56,6 +53,8 @@ the budget), returns None, and the caller solves the primal LP instead.
 
 import numpy as np
 import scipy.sparse as sp
+
+from ._highs import _dual_simplex, _highs_lp
 
 __all__ = ["DualPath"]
 
@@ -84,7 +83,7 @@ class DualPath:
     >>> from lupikit.datasets import make_ordinal_relevance
     >>> from lupikit.relevance import OrdinalLP
     >>> from lupikit.relevance._dual_path import DualPath
-    >>> from lupikit.relevance._lp import _highs_api
+    >>> from lupikit.relevance._highs import _highs_api
     >>> X, y, _ = make_ordinal_relevance(n_samples=60, random_state=0)
     >>> lp = OrdinalLP(X, y, np.unique(y).size, 1.0)
     >>> budget = 1.1 * lp.solve_model().fun
@@ -95,7 +94,6 @@ class DualPath:
     """
 
     def __init__(self, lp, api, max_evaluations=60):
-        from ._lp import _dual_simplex, _highs_lp  # local: _lp imports this module
 
         ModelStatus = api[3]
         if lp.lupi:  # pragma: no cover - guarded by the caller
@@ -155,8 +153,7 @@ class DualPath:
             # cheaper_sign)
             self.base_u = np.asarray(sol.col_value)[: self.R].copy()
             # every bound restarts from the optimal model's basis: the previous bound's
-            # final basis pushes another feature and lies further away (measured: about
-            # 20 % fewer pivots in the first solve of a bound)
+            # final basis pushes another feature and lies further away
             self.base_basis = h.getBasis()
         return self._model
 

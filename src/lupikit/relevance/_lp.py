@@ -32,15 +32,12 @@ with ``slack_r = s_r`` (plain) or ``g_{group(r)}(x*_i)`` (LUPI); sigma_r = +1
 for a "below threshold k" row and -1 for an "above threshold k" row.
 """
 
-import os
-import sys
-import threading
-
 import numpy as np
 import scipy.sparse as sp
 from scipy.optimize import OptimizeResult, linprog
 
 from . import _dual_path, _lupi_dual
+from ._highs import _highs_api, _highs_lp, _new_highs, _optimal, _well_scaled
 
 __all__ = ["LinearProgramError", "OrdinalLP", "solve_lp"]
 
@@ -55,7 +52,9 @@ class LinearProgramError(RuntimeError):
     ----------
     status : int
         The status code of ``scipy.optimize.linprog`` (2 infeasible,
-        3 unbounded, 4 numerical difficulties).
+        3 unbounded, 4 numerical difficulties), except that a model HiGHS
+        rejects (a *model error*, which scipy reports as status 2) has status 4:
+        it is not a proof of infeasibility.
     """
 
     def __init__(self, message, status):
@@ -69,6 +68,21 @@ _STATUS_TEXT = {
     3: "is unbounded",
     4: "ran into numerical difficulties",
 }
+#: HiGHS rejects a model whose matrix has an entry of this magnitude or more (its
+#: option ``large_matrix_value``); costs and bounds from 1e20 on are infinite to it.
+HIGHS_LARGE_MATRIX_VALUE = 1e15
+_MODEL_ERROR_TEXT = (
+    "was rejected by HiGHS as a model error, which says nothing about its feasibility: a "
+    "coefficient lies outside the range HiGHS accepts (matrix entries of "
+    f"{HIGHS_LARGE_MATRIX_VALUE:.0e} or more, costs or bounds of 1e20 or more). Check the "
+    "scale of X, privileged_features and C (standardise the features, e.g. with "
+    "sklearn.preprocessing.StandardScaler)"
+)
+
+
+def _is_model_error(res):
+    """Whether ``linprog`` reports HiGHS' model error (scipy gives it status 2, as infeasible)."""
+    return res.status == 2 and "model error" in str(res.message).lower()
 
 
 def solve_lp(c, A, b, bounds, *, what="linear program", options=None):
@@ -96,7 +110,8 @@ def solve_lp(c, A, b, bounds, *, what="linear program", options=None):
     ------
     LinearProgramError
         If HiGHS reports the problem infeasible or unbounded, or fails; the
-        message names ``what``.
+        message names ``what``. A model that HiGHS rejects (a coefficient out
+        of its range) is reported as such, with status 4, never as infeasible.
 
     Examples
     --------
@@ -111,6 +126,8 @@ def solve_lp(c, A, b, bounds, *, what="linear program", options=None):
     if options:
         opts.update(options)
     res = linprog(c, A_ub=A, b_ub=b, bounds=bounds, method="highs", options=opts)
+    if _is_model_error(res):
+        raise LinearProgramError(f"The {what} {_MODEL_ERROR_TEXT} {res.message}.", 4)
     if res.status != 0:
         text = _STATUS_TEXT.get(res.status, "failed")
         raise LinearProgramError(
@@ -406,7 +423,6 @@ class OrdinalLP:
         api = _highs_api()
         if api is not None and not self.lupi and self.solver != "primal":
             # the plain model's path over C on its (d + K)-row dual: C is a box there
-            # (measured 1.2x to 3x faster than the primal path from 60 to 800 samples)
             path = _dual_path.DualPath(self, api).model_path(C_values)
             if path is not None:
                 return [self._point(w, b) for w, b in path]
@@ -424,7 +440,7 @@ class OrdinalLP:
                     for c in costs]
         if self.lupi and not self.probe and self.solver != "primal":
             # the LUPI model's path on its LP dual: the costs are its row bounds
-            # (measured about 2x faster than the primal path; _lupi_dual.model_path)
+            # (_lupi_dual.model_path)
             path = _lupi_dual.model_path(self, api, costs)
             return [x if x is not None else solve_lp(
                         c, A, b, self.bounds, what=f"ordinal regression LP (C={C})").x
@@ -562,7 +578,7 @@ class OrdinalLP:
             return 0.0  # appended probe: the optimal model (probe weight 0) is feasible
         if kind == "max" and zero_feature is None:
             dual = self._dual_solver()
-            if dual is not None:
+            if dual is not None and dual.model is not None:  # else its model failed its check
                 if values is None:
                     dual.probe_off()
                 else:
@@ -718,126 +734,6 @@ class OrdinalLP:
         return max(best, 0.0)
 
 
-def _highs_api():
-    """HiGHS' own Python classes: ``highspy`` (a dependency), else scipy's copy."""
-    try:
-        import highspy
-
-        return highspy.Highs, highspy.HighsLp, highspy.MatrixFormat, highspy.HighsModelStatus
-    except ImportError:  # pragma: no cover - highspy is a declared dependency
-        pass
-    try:  # pragma: no cover
-        from scipy.optimize._highspy import _core
-
-        return _core._Highs, _core.HighsLp, _core.MatrixFormat, _core.HighsModelStatus
-    except (ImportError, AttributeError):  # pragma: no cover - old scipy
-        return None
-
-
-_BANNER_SHOWN = []
-_BANNER_LOCK = threading.Lock()
-
-
-def _new_highs(Highs):
-    """A silent HiGHS instance (the first one of a process prints a banner to
-    file descriptor 1, which is redirected to /dev/null while it is built)."""
-    with _BANNER_LOCK:  # threads: only one may redirect file descriptor 1
-        if _BANNER_SHOWN:
-            h = Highs()
-        else:
-            h = _first_highs(Highs)
-            _BANNER_SHOWN.append(True)
-    h.setOptionValue("output_flag", False)
-    return h
-
-
-def _first_highs(Highs):
-    """The process's first HiGHS instance, built with file descriptor 1 silenced."""
-    try:
-        sys.stdout.flush()
-        saved = os.dup(1)
-    except (OSError, ValueError, AttributeError):  # pragma: no cover - no real fd 1
-        return Highs()
-    try:
-        with open(os.devnull, "w") as null:
-            os.dup2(null.fileno(), 1)
-            return Highs()
-    finally:
-        os.dup2(saved, 1)
-        os.close(saved)
-
-
-def _optimal(A, b, c, bounds, x, y, tol=1e-7):
-    """Whether ``x`` solves ``min c.x s.t. A x <= b, bounds`` by its own certificate.
-
-    ``x`` must be feasible and the row multipliers ``y`` (HiGHS' row duals,
-    clipped to their sign, ``y <= 0``) must give a Lagrangian lower bound
-    ``b.y + min over the bounds of (c - A^T y).x`` that meets ``c.x``: weak
-    duality then proves ``x`` optimal to ``tol`` (relative). Reduced costs
-    that a free or unbounded column would need to be 0 may be off by ``tol``
-    relative to the largest cost or multiplier (HiGHS' own dual feasibility
-    tolerance is 1e-7): the check catches wrong vertices, not rounding.
-    """
-    lo, hi = bounds[:, 0], bounds[:, 1]
-    if np.any(A @ x - b > tol * np.maximum(1.0, np.abs(b))):
-        return False
-    if np.any(x < lo - tol * np.maximum(1.0, np.abs(lo))) or np.any(
-            x > hi + tol * np.maximum(1.0, np.abs(hi))):
-        return False
-    y = np.minimum(y, 0.0)
-    d = c - A.T @ y
-    pos, neg = d > 0, d < 0
-    scale = max(1.0, np.abs(c).max(), np.abs(y).max())  # of the reduced costs' terms
-    if np.any(np.abs(d[(pos & ~np.isfinite(lo)) | (neg & ~np.isfinite(hi))])
-              > tol * scale):
-        return False
-    lower = y @ b + d[pos & np.isfinite(lo)] @ lo[pos & np.isfinite(lo)] + (
-        d[neg & np.isfinite(hi)] @ hi[neg & np.isfinite(hi)])
-    return bool(c @ x - lower <= tol * max(1.0, abs(c @ x)))
-
-
-def _highs_lp(api, A, cost, col_lower, col_upper, row_lower, row_upper):
-    """A ``HighsLp`` of ``min cost.x`` with ``row_lower <= A x <= row_upper`` and column
-    bounds, from a CSC matrix ``A`` (its arrays are passed as they are)."""
-    _, HighsLp, MatrixFormat, _ = api
-    m, n = A.shape
-    model = HighsLp()
-    model.num_col_ = n
-    model.num_row_ = m
-    model.a_matrix_.num_col_ = n
-    model.a_matrix_.num_row_ = m
-    model.a_matrix_.format_ = MatrixFormat.kColwise
-    model.a_matrix_.start_ = A.indptr
-    model.a_matrix_.index_ = A.indices
-    model.a_matrix_.value_ = A.data
-    model.col_cost_ = np.asarray(cost, dtype=float)
-    model.col_lower_ = np.asarray(col_lower, dtype=float)
-    model.col_upper_ = np.asarray(col_upper, dtype=float)
-    model.row_lower_ = np.asarray(row_lower, dtype=float)
-    model.row_upper_ = np.asarray(row_upper, dtype=float)
-    return model
-
-
-def _dual_simplex(api, model, A):
-    """A silent HiGHS instance holding ``model`` (matrix ``A``), set for dual simplex
-    restarts after changes of row bounds; HiGHS' scaling is off when the columns
-    of ``A`` are already on one scale (standardised features next to unit entries:
-    scaling then only costs time, measured about 7 % of a plain fit at n = 300)."""
-    h = _new_highs(api[0])
-    h.setOptionValue("simplex_strategy", 1)
-    if _well_scaled(A):
-        h.setOptionValue("simplex_scale_strategy", 0)
-    h.passModel(model)
-    return h
-
-
-def _well_scaled(A, ratio=100.0):
-    """True if the largest absolute entries of all non-empty columns lie within ``ratio``."""
-    col_max = np.maximum.reduceat(np.abs(A.data), A.indptr[:-1][np.diff(A.indptr) > 0])
-    col_max = col_max[col_max > 0]
-    return col_max.size > 0 and col_max.max() <= ratio * col_max.min()
-
-
 class _WarmHighs:
     """One persistent HiGHS model; successive LPs change costs, bounds, probe
     coefficients and the budget, and restart primal simplex from the last basis."""
@@ -858,7 +754,7 @@ class _WarmHighs:
         h.setOptionValue("simplex_strategy", 4)  # primal simplex: costs change, basis stays feasible
         if _well_scaled(A):
             # e.g. standardised features next to unit slacks: HiGHS' scaling then only
-            # lengthens the pivot path (measured: about 15 % fewer pivots without it)
+            # lengthens the pivot path
             h.setOptionValue("simplex_scale_strategy", 0)
         h.passModel(model)
         self.h = h

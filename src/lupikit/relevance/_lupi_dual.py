@@ -25,13 +25,12 @@ model's basis, on a basis of :math:`D+K+2P+2` rows instead of the primal's
 evaluation gives both the bound and a feasible point when
 :math:`f(x_\tau)\le B`.
 
-One evaluation costs about a third of a primal relevance LP (measured at
-n = 300: 1.5 ms and 56 pivots against about 5 ms), which is what a skipped LP
-saves; an evaluation that does not certify is wasted, and the LP is solved
-as before. The values of the LPs that are solved, and hence every bound,
-are those of the primal route. (A full parametric search on this dual, as
-the plain model uses, was measured slower than the primal simplex for LUPI:
-its dual has two columns per margin row.)
+One evaluation, on the smaller basis, costs less than a primal relevance
+LP, and a skipped LP saves the difference; an evaluation that does not
+certify is wasted, and the LP is solved as before. The values of the LPs
+that are solved, and hence every bound, are those of the primal route. (A
+full parametric search on this dual, as the plain model uses, does not pay
+off for LUPI: its dual has two columns per margin row.)
 
 The same dual serves the cross-validation path over C and gamma
 (:func:`model_path`): those change only the model's costs, which are the
@@ -40,6 +39,8 @@ basis.
 """
 
 import numpy as np
+
+from ._highs import _dual_simplex, _highs_lp, _optimal
 
 __all__ = ["LupiCertifier", "model_path"]
 
@@ -72,7 +73,6 @@ class _LupiDual:
 
     def _build(self, lo, hi):
         """Pass the dual with row bounds ``lo, hi`` to a new HiGHS instance (``self.h``)."""
-        from ._lp import _dual_simplex, _highs_lp  # local: _lp imports this module
 
         n_cols = self.AT.shape[1]
         self.lo, self.hi = lo, hi
@@ -103,8 +103,7 @@ def model_path(lp, api, costs):
     The path over (C, gamma) of the cross-validation changes only the model's
     costs, which are the dual's row bounds, so HiGHS' dual simplex restarts
     each solve from the last basis, on :math:`D+K+2P+2` rows instead of the
-    primal's :math:`2R+K` (measured at 240 samples: half the time of the
-    primal path over 27 pairs). Each answer is checked as the primal route's
+    primal's :math:`2R+K`. Each answer is checked as the primal route's
     are (``_optimal``: feasibility, and a Lagrangian bound from the dual's
     column values that meets its value).
 
@@ -124,7 +123,6 @@ def model_path(lp, api, costs):
         report an optimum that passes the check (the caller solves that one
         again from scratch).
     """
-    from ._lp import _optimal  # local: _lp imports this module
 
     if not lp.lupi or lp.probe:  # pragma: no cover - guarded by the caller
         raise ValueError("the path covers LUPI models without a probe slot")
@@ -166,7 +164,7 @@ class LupiCertifier(_LupiDual):
     >>> from lupikit.datasets import make_lupi_ordinal
     >>> from lupikit.relevance import OrdinalLP, solve_lp
     >>> from lupikit.relevance._lupi_dual import LupiCertifier
-    >>> from lupikit.relevance._lp import _highs_api
+    >>> from lupikit.relevance._highs import _highs_api
     >>> X, Xs, y, _, _ = make_lupi_ordinal(n_samples=60, random_state=0)
     >>> lp = OrdinalLP(X, y, np.unique(y).size, 1.0, X_star=Xs, probe=True)
     >>> budget = 1.1 * lp.solve_model().fun

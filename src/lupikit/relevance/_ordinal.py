@@ -1,18 +1,19 @@
 """L1-regularised large-margin ordinal regression solved as a linear program."""
 
-import numbers
 import warnings
 
 import numpy as np
-from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
+from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
 
-from .._validation import check_privileged_features
-from ._lp import OrdinalLP
+from .._validation import POSITIVE, check_privileged_features
+from ._lp import HIGHS_LARGE_MATRIX_VALUE, OrdinalLP
 
 __all__ = ["OrdinalRegressionLP", "check_ordinal_labels"]
 
-_CONSTRAINTS = ("explicit", "implicit")
+#: The threshold forms of Chu & Keerthi (2005).
+CONSTRAINTS = StrOptions({"explicit", "implicit"})
 
 
 def check_ordinal_labels(y, *, name="y"):
@@ -95,15 +96,21 @@ def check_ordinal_labels(y, *, name="y"):
     return classes.astype(np.int64), yb
 
 
-def _check_params(est):
-    C = est.C
-    if not isinstance(C, numbers.Real) or isinstance(C, bool) or not np.isfinite(C) or C <= 0:
-        raise ValueError(f"C must be a positive finite number, got {C!r}.")
-    if est.constraints not in _CONSTRAINTS:
-        raise ValueError(f"constraints must be one of {_CONSTRAINTS}, got {est.constraints!r}.")
-    g = est.gamma
-    if not isinstance(g, numbers.Real) or isinstance(g, bool) or not np.isfinite(g) or g <= 0:
-        raise ValueError(f"gamma must be a positive finite number, got {g!r}.")
+def check_lp_range(Z, name):
+    """Raise a ValueError naming ``name`` if its values are too large for the LP solver.
+
+    The features are coefficients of the LP's matrix, and HiGHS rejects a model
+    with an entry of magnitude ``1e15`` or more (a *model error*, not an
+    infeasible problem).
+    """
+    big = float(np.abs(Z).max(initial=0.0))
+    if big >= HIGHS_LARGE_MATRIX_VALUE:
+        raise ValueError(
+            f"{name} has values of magnitude up to {big:.3g}, out of the range of the LP "
+            f"solver: HiGHS rejects matrix coefficients of {HIGHS_LARGE_MATRIX_VALUE:.0e} or "
+            f"more. Standardise {name} (e.g. with sklearn.preprocessing.StandardScaler): its "
+            "tolerances (about 1e-7) are meant for features of moderate scale."
+        )
 
 
 def check_fit_inputs(estimator, X, y, privileged_features):
@@ -111,7 +118,8 @@ def check_fit_inputs(estimator, X, y, privileged_features):
 
     Returns ``(X, classes, y_bins, X_star)``; ``X_star`` is None without
     privileged features, which need ``constraints="explicit"`` (the LUPI model
-    of the paper).
+    of the paper). Features too large for the LP solver raise a ValueError
+    naming them (:func:`check_lp_range`).
     """
     X = validate_data(estimator, X, dtype=np.float64, reset=True)
     classes, yb = check_ordinal_labels(y)
@@ -123,6 +131,9 @@ def check_fit_inputs(estimator, X, y, privileged_features):
             "privileged_features are supported with constraints='explicit' only "
             f"(the LUPI model of the paper), got constraints={estimator.constraints!r}."
         )
+    check_lp_range(X, "X")
+    if Xs is not None:
+        check_lp_range(Xs, "privileged_features")
     return X, classes, yb, Xs
 
 
@@ -202,11 +213,18 @@ class OrdinalRegressionLP(ClassifierMixin, BaseEstimator):
     (3,)
     """
 
+    _parameter_constraints = {
+        "C": [POSITIVE],
+        "constraints": [CONSTRAINTS],
+        "gamma": [POSITIVE],
+    }
+
     def __init__(self, C=1.0, constraints="explicit", gamma=1.0):
         self.C = C
         self.constraints = constraints
         self.gamma = gamma
 
+    @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y, privileged_features=None):
         """Fit the model.
 
@@ -221,8 +239,18 @@ class OrdinalRegressionLP(ClassifierMixin, BaseEstimator):
         Returns
         -------
         self
+
+        Raises
+        ------
+        sklearn.utils._param_validation.InvalidParameterError
+            If ``C``, ``constraints`` or ``gamma`` is invalid (NaN and infinity
+            included); the message names the parameter.
+        ValueError
+            If the features' magnitude is out of the LP solver's range
+            (``1e15`` or more), or the labels are not ordinal.
+        LinearProgramError
+            If HiGHS fails; a model it rejects is never reported as infeasible.
         """
-        _check_params(self)
         X, classes, yb, Xs = check_fit_inputs(self, X, y, privileged_features)
         lp = OrdinalLP(X, yb, classes.size, self.C, self.constraints, X_star=Xs, gamma=self.gamma)
         return self._store(lp, classes)

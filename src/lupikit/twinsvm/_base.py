@@ -5,18 +5,24 @@ the larger label). With more than two classes it trains one binary model per
 pair of classes (``multi_class="ovo"``, the default, as :class:`sklearn.svm.SVC`)
 or per class against the rest (``"ovr"``), passing the matching rows of the
 privileged features to each binary model.
+
+Hyperparameters are validated by scikit-learn's system: each estimator
+declares ``_parameter_constraints`` (extending the base class's dict) and
+``fit`` runs under ``_fit_context``, so a bad value raises
+:class:`~sklearn.utils._param_validation.InvalidParameterError` naming it.
 """
 
 import contextlib
-import numbers
 
 import numpy as np
-from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
+from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from .._validation import check_privileged_features
-from ..kernels import check_kernel, kernel_matrix, resolve_gamma
+from .._validation import (KERNEL, KERNEL_PARAMS, GAMMA, POSITIVE, POSITIVE_INT,
+                           check_kernel_output, check_privileged_features)
+from ..kernels import kernel_matrix, resolve_gamma
 from ._qp import SOLVERS
 from ._smo import _blas_controller
 
@@ -25,39 +31,35 @@ __all__ = ["BaseLUPIClassifier"]
 #: fits on at most this many samples run with one BLAS thread (see ``fit``)
 _SINGLE_THREAD_MAX_SAMPLES = 3000
 
-
-def _check_positive(value, name, *, allow_zero=False):
-    if not isinstance(value, numbers.Real) or isinstance(value, bool):
-        raise TypeError(f"{name} must be a real number, got {type(value).__name__}.")
-    if not np.isfinite(value) or value < 0 or (value == 0 and not allow_zero):
-        bound = ">= 0" if allow_zero else "> 0"
-        raise ValueError(f"{name}={value!r} must be finite and {bound}.")
-    return float(value)
-
-
-def _check_tau(tau):
-    if not isinstance(tau, numbers.Real) or isinstance(tau, bool):
-        raise TypeError(f"tau must be a real number in [0, 1], got {type(tau).__name__}.")
-    if not 0.0 <= tau <= 1.0:
-        raise ValueError(f"tau={tau!r} must lie in [0, 1] (tau=0 is the hinge loss).")
-    return float(tau)
+#: constraints of the hyperparameters of the privileged estimators' correcting space
+PRIVILEGED_PARAMS = {
+    "correction_weight": [POSITIVE],
+    "privileged_kernel": [*KERNEL, None],
+    "privileged_gamma": GAMMA,
+}
 
 
 class _KernelSpec:
-    """A kernel with its width resolved on training data."""
+    """A (validated) kernel with its width resolved on training data.
+
+    A callable kernel's output is checked at every call: a finite array with
+    one row per row of ``X`` and one column per row of ``Y``.
+    """
 
     def __init__(self, kernel, gamma, degree, coef0, X, name="kernel"):
-        try:
-            self.kernel = check_kernel(kernel)
-        except ValueError as exc:
-            raise ValueError(str(exc).replace("kernel=", f"{name}=", 1)) from exc
+        self.kernel = kernel
+        self.name = name
         self.gamma = None if callable(kernel) else resolve_gamma(gamma, X)
         self.degree = degree
         self.coef0 = coef0
 
     def __call__(self, X, Y=None):
-        return kernel_matrix(X, Y, kernel=self.kernel, gamma=self.gamma,
-                             degree=self.degree, coef0=self.coef0)
+        K = kernel_matrix(X, Y, kernel=self.kernel, gamma=self.gamma,
+                          degree=self.degree, coef0=self.coef0)
+        if callable(self.kernel):
+            K = check_kernel_output(K, X.shape[0], (X if Y is None else Y).shape[0],
+                                    name=self.name)
+        return K
 
 
 class BaseLUPIClassifier(ClassifierMixin, BaseEstimator):
@@ -65,23 +67,22 @@ class BaseLUPIClassifier(ClassifierMixin, BaseEstimator):
 
     ``_fit_binary`` returns an object with ``decision_function(X)`` (positive
     for the positive class) and the attributes ``dual_problems``, ``primal``,
-    ``duality_gap`` and ``kkt_residuals``.
+    ``duality_gap`` and ``kkt_residuals``. Subclasses extend
+    ``_parameter_constraints`` with their own hyperparameters.
     """
 
     _uses_privileged = False
 
-    # ------------------------------------------------------------------ fit
-    def _common_checks(self):
-        if self.solver not in SOLVERS:
-            raise ValueError(f"solver={self.solver!r} must be one of {list(SOLVERS)}.")
-        if self.multi_class not in ("ovo", "ovr"):
-            raise ValueError(f"multi_class={self.multi_class!r} must be 'ovo' or 'ovr'.")
-        _check_positive(self.tol, "tol")
-        if self.max_iter is not None and (
-            not isinstance(self.max_iter, numbers.Integral) or self.max_iter < 1
-        ):
-            raise ValueError(f"max_iter={self.max_iter!r} must be a positive integer or None.")
+    _parameter_constraints = {
+        **KERNEL_PARAMS,
+        "solver": [StrOptions(set(SOLVERS))],
+        "tol": [POSITIVE],
+        "max_iter": [POSITIVE_INT, None],
+        "multi_class": [StrOptions({"ovo", "ovr"})],
+    }
 
+    # ------------------------------------------------------------------ fit
+    @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y, privileged_features=None):
         """Fit the classifier.
 
@@ -110,8 +111,6 @@ class BaseLUPIClassifier(ClassifierMixin, BaseEstimator):
         Xs = None
         if self._uses_privileged:
             Xs = check_privileged_features(privileged_features, X.shape[0], required=True)
-        self._common_checks()
-        self._check_params()
         self.kernel_ = _KernelSpec(self.kernel, self.gamma, self.degree, self.coef0, X)
         if self._uses_privileged:
             pk = self.kernel if self.privileged_kernel is None else self.privileged_kernel

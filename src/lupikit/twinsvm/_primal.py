@@ -10,6 +10,8 @@ the exact finite-dimensional feature map of the training sample,
 import numpy as np
 
 from ._base import _KernelSpec
+from ._svm import PinballSVC, SVMPlus
+from ._twin import _BaseTwin
 
 __all__ = ["solve_primal"]
 
@@ -76,9 +78,6 @@ def solve_primal(estimator, X, y, privileged_features=None):
     ...                 fitted.primal_[0]["primal_objective"], rtol=1e-6))
     True
     """
-    from ._svm import PinballSVC, SVMPlus
-    from ._twin import _BaseTwin
-
     X = np.asarray(X, dtype=np.float64)
     classes, y01 = np.unique(y, return_inverse=True)
     if classes.size != 2:

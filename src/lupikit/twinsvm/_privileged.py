@@ -7,13 +7,25 @@ derived *inside* ``fit`` from the training rows only (no leakage across
 cross-validation folds) and never needed at prediction time.
 """
 
+from numbers import Integral
+
 import numpy as np
-from sklearn.base import BaseEstimator, ClassifierMixin, TransformerMixin, clone
+from sklearn.base import BaseEstimator, ClassifierMixin, TransformerMixin, _fit_context, clone
 from sklearn.decomposition import PCA
 from sklearn.preprocessing import StandardScaler
+from sklearn.utils import get_tags
+from sklearn.utils._param_validation import HasMethods, Interval, RealNotInt, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 __all__ = ["PCAPrivileged", "PCAPrivilegedClassifier"]
+
+#: the values :class:`sklearn.decomposition.PCA` accepts as ``n_components``
+_N_COMPONENTS = [
+    Interval(Integral, 1, None, closed="left"),
+    Interval(RealNotInt, 0, 1, closed="neither"),
+    StrOptions({"mle"}),
+    None,
+]
 
 
 class PCAPrivileged(TransformerMixin, BaseEstimator):
@@ -21,9 +33,10 @@ class PCAPrivileged(TransformerMixin, BaseEstimator):
 
     Parameters
     ----------
-    n_components : int, float or None, default=0.95
-        As in :class:`sklearn.decomposition.PCA`: a number of components, a
-        fraction of variance to keep, or all components.
+    n_components : int, float, "mle" or None, default=0.95
+        As in :class:`sklearn.decomposition.PCA`: a number of components
+        (an integer >= 1), a fraction of variance to keep (a float strictly
+        between 0 and 1), Minka's MLE (``"mle"``) or all components (None).
     standardize : bool, default=True
         Standardise the features before the PCA.
     random_state : int, RandomState or None, default=None
@@ -44,13 +57,32 @@ class PCAPrivileged(TransformerMixin, BaseEstimator):
     (150, 2)
     """
 
+    _parameter_constraints = {
+        "n_components": _N_COMPONENTS,
+        "standardize": ["boolean"],
+        "random_state": ["random_state"],
+    }
+
     def __init__(self, n_components=0.95, *, standardize=True, random_state=None):
         self.n_components = n_components
         self.standardize = standardize
         self.random_state = random_state
 
+    @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y=None):
-        """Fit the scaler and the PCA on ``X``."""
+        """Fit the scaler and the PCA on ``X``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Training features.
+        y : None
+            Ignored.
+
+        Returns
+        -------
+        self : object
+        """
         X = validate_data(self, X, dtype=np.float64)
         self.scaler_ = StandardScaler().fit(X) if self.standardize else None
         Z = self.scaler_.transform(X) if self.scaler_ is not None else X
@@ -58,7 +90,16 @@ class PCAPrivileged(TransformerMixin, BaseEstimator):
         return self
 
     def transform(self, X):
-        """Principal component scores of ``X``."""
+        """Principal component scores of ``X``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        X_star : ndarray of shape (n_samples, n_components_)
+        """
         check_is_fitted(self, "pca_")
         X = validate_data(self, X, dtype=np.float64, reset=False)
         Z = self.scaler_.transform(X) if self.scaler_ is not None else X
@@ -71,8 +112,10 @@ class PCAPrivilegedClassifier(ClassifierMixin, BaseEstimator):
     Parameters
     ----------
     estimator : estimator
-        A classifier whose ``fit`` takes ``privileged_features``.
-    n_components : int, float or None, default=0.95
+        A classifier whose ``fit`` takes ``privileged_features`` (with
+        ``decision_function`` and ``predict``); its hyperparameters are
+        validated when this wrapper is fitted.
+    n_components : int, float, "mle" or None, default=0.95
         Passed to :class:`PCAPrivileged`.
 
     Attributes
@@ -92,12 +135,31 @@ class PCAPrivilegedClassifier(ClassifierMixin, BaseEstimator):
     True
     """
 
+    _parameter_constraints = {
+        "estimator": [HasMethods(["fit", "decision_function", "predict"])],
+        "n_components": _N_COMPONENTS,
+    }
+
     def __init__(self, estimator, n_components=0.95):
         self.estimator = estimator
         self.n_components = n_components
 
+    # the wrapped estimator's hyperparameters are the user's: validate them too
+    @_fit_context(prefer_skip_nested_validation=False)
     def fit(self, X, y):
-        """Derive ``X*`` from ``X`` and fit the estimator."""
+        """Derive ``X*`` from ``X`` and fit the estimator.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Training features.
+        y : array-like of shape (n_samples,)
+            Class labels.
+
+        Returns
+        -------
+        self : object
+        """
         X, y = validate_data(self, X, y, dtype=np.float64)
         self.privileged_ = PCAPrivileged(n_components=self.n_components).fit(X)
         self.estimator_ = clone(self.estimator).fit(
@@ -107,11 +169,42 @@ class PCAPrivilegedClassifier(ClassifierMixin, BaseEstimator):
         return self
 
     def decision_function(self, X):
-        """Decision values of the fitted estimator."""
+        """Decision values of the fitted estimator.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples,) or (n_samples, n_classes)
+            As the wrapped estimator's ``decision_function``.
+        """
         check_is_fitted(self, "estimator_")
+        X = validate_data(self, X, dtype=np.float64, reset=False)
         return self.estimator_.decision_function(X)
 
     def predict(self, X):
-        """Predicted labels of the fitted estimator."""
+        """Predicted labels of the fitted estimator.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+        """
         check_is_fitted(self, "estimator_")
+        X = validate_data(self, X, dtype=np.float64, reset=False)
         return self.estimator_.predict(X)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        # the wrapped estimator decides what the wrapper supports
+        if hasattr(self.estimator, "__sklearn_tags__"):
+            inner = get_tags(self.estimator)
+            if inner.classifier_tags is not None:
+                tags.classifier_tags.multi_class = inner.classifier_tags.multi_class
+            tags.non_deterministic = inner.non_deterministic
+        return tags

@@ -30,6 +30,10 @@ Periodically an active-set phase (ridge-regularised Newton steps on the free
 variables; see ``polish_every`` of :func:`smo_solve`) finishes what
 first-order steps do slowly: ill-conditioned or singular duals (duplicate
 points, low-rank privileged kernels).
+
+The steps (working-set selection with and without equality constraints, the
+line searches, the active-set phase) are the methods of ``_SMOState``;
+``_smo_impl`` is the loop that runs them.
 """
 
 import itertools
@@ -41,6 +45,11 @@ from threadpoolctl import ThreadpoolController
 from sklearn.exceptions import ConvergenceWarning
 
 __all__ = ["smo_solve", "SMOResult"]
+
+#: Floating-point operations charged per variable for one SMO iteration (its
+#: O(n) vector work plus numpy's per-call overhead, as an equivalent number of
+#: operations): the unit of the active-set phase's work budget.
+_SMO_ITER_FLOPS_PER_VAR = 1000.0
 
 
 class SMOResult(dict):
@@ -74,26 +83,6 @@ def _move_types(columns):
         null = null / np.abs(null).max()
         moves.append(tuple((k, float(c)) for k, c in zip(combo, null)))
     return moves
-
-
-def _ridge_solve(H, rhs):
-    """Newton direction ``d`` with ``H d = rhs`` for a PSD ``H``.
-
-    Cholesky when ``H`` is well conditioned; otherwise the minimum-norm
-    solution (eigenvalues below ``1e-10 * max`` dropped), which does not
-    step along the (near-)null directions of a singular dual.
-    """
-    scale = max(1e-300, float(np.diag(H).max()))
-    try:
-        cf = cho_factor(H, lower=True, check_finite=False)
-        dl = np.diag(cf[0])
-        if dl.min() ** 2 > 1e-10 * scale:
-            return cho_solve(cf, rhs, check_finite=False)
-    except np.linalg.LinAlgError:
-        pass
-    lam, V = np.linalg.eigh(H)
-    keep = lam > 1e-10 * max(lam.max(), 1e-300)
-    return V[:, keep] @ ((V[:, keep].T @ rhs) / lam[keep])
 
 
 def _box_2d(h11, h12, h22, g1, g2, l1, u1, l2, u2):
@@ -130,93 +119,19 @@ def _box_2d(h11, h12, h22, g1, g2, l1, u1, l2, u2):
     return best
 
 
-def _smo_impl(
-    P,
-    q,
-    lo,
-    hi,
-    A=None,
-    b=None,
-    *,
-    x0=None,
-    tol=1e-6,
-    max_iter=None,
-    trace_every=0,
-    warn=True,
-    partner=None,
-    polish_every=None,
-):
-    """Minimise ``0.5 z'Pz + q'z`` s.t. ``Az = b``, ``lo <= z <= hi`` by SMO.
+#: relative ridge ``delta / max diag(H_FF)`` of the active-set Newton systems
+_RIDGE_REL = 1e-10
 
-    The loop runs many small vector operations: it runs with BLAS limited to
-    one thread, which is much faster than letting a threaded BLAS spin on
-    2000-element vectors.
 
-    Parameters
-    ----------
-    P : ndarray of shape (n, n)
-        Symmetric positive semi-definite matrix (cached in full).
-    q : ndarray of shape (n,)
-    lo, hi : ndarray of shape (n,)
-        Box bounds; ``hi`` may be ``inf``.
-    A : ndarray of shape (r, n), default=None
-        Equality constraints (``r`` in {0, 1, 2}, few distinct columns).
-    b : ndarray of shape (r,), default=None
-    x0 : ndarray of shape (n,), default=None
-        Feasible starting point; zero if None (must then be feasible).
-    tol : float, default=1e-6
-        Stop when the largest first-order KKT violation is below ``tol``.
-    max_iter : int, default=None
-        Iteration cap; None means ``max(100_000, 50 * n)``. Reaching it
-        raises a :class:`~sklearn.exceptions.ConvergenceWarning`.
-    trace_every : int, default=0
-        Record ``(iteration, objective, violation)`` every that many
-        iterations (0: no trace).
-    warn : bool, default=True
-        Whether to warn on non-convergence.
-    partner : ndarray of shape (n,) of int, default=None
-        Without equality constraints only: ``partner[i] = j`` makes the
-        selected variable ``i`` move together with ``j`` (a two-variable
-        working set solved exactly on its box); -1 for none. The
-        twin-SVM duals with privileged information pair ``alpha_j`` with
-        ``beta_j``, whose columns of ``P`` are nearly parallel.
-    polish_every : int, default=None
-        Every that many iterations, run an active-set phase on top of SMO:
-        Newton steps on the free variables (the ones strictly inside their
-        bounds plus the bound ones whose -- multiplier-adjusted -- gradient
-        says they should leave their bound), keeping ``Az = b``. Without
-        equality constraints the step is a projected-Newton step (a search
-        along ``clip(x + t d)``, so many bounds change at once; bound
-        variables that the direction pushes outwards are dropped first);
-        with them it is an exact line search stopped at the first bound
-        met (ratio test). The phase repeats until a full step leaves
-        nothing to release (or a step cap). SMO identifies the active
-        bounds quickly but converges slowly on the free variables when
-        ``P`` is ill-conditioned or singular; this phase finishes that part.
-        **Tiny ridge:** the Newton systems are solved with
-        ``H_FF + delta I``, ``delta = 1e-10 max diag(H_FF)`` (grown by 100x
-        if Cholesky still fails), which makes them well posed on the
-        singular duals of duplicate points and low-rank kernels: along a
-        (near-)null direction the step becomes a long zero-curvature descent
-        direction that the line search stops at a bound. The ridge only
-        shapes the direction; the objective and the KKT test use the exact
-        ``P``. Likewise SMO's one-, two- and three-variable steps divide by
-        the curvature floored at ``1e-12``. None means ``max(50, n // 4)``
-        without equality constraints and ``max(100, n // 2)`` with them; 0
-        disables it (pure SMO).
+def _prepare_problem(P, q, lo, hi, A, b, x0, partner):
+    """Validate the QP and reorder its variables so that each group is contiguous.
 
-    Returns
-    -------
-    result : SMOResult
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from lupikit.twinsvm import smo_solve
-    >>> P = np.array([[2.0, 0.0], [0.0, 2.0]]); q = np.array([-2.0, -8.0])
-    >>> res = smo_solve(P, q, np.zeros(2), np.full(2, 3.0))
-    >>> np.round(res.x, 6).tolist()
-    [1.0, 3.0]
+    A *group* is the set of variables sharing one column of ``A`` (all the
+    variables, in one group, without equality constraints). Returns the
+    reordered ``P, q, lo, hi, A, x, partner``, the distinct ``columns`` of
+    ``A`` (one row per group), the group ``bounds`` (group ``k`` is
+    ``bounds[k]:bounds[k + 1]``) and ``order`` (new position ``i`` holds the
+    original variable ``order[i]``).
     """
     P = np.ascontiguousarray(P, dtype=np.float64)
     q = np.asarray(q, dtype=np.float64)
@@ -228,8 +143,6 @@ def _smo_impl(
         b = np.zeros(0)
     A = np.atleast_2d(np.asarray(A, dtype=np.float64))
     b = np.atleast_1d(np.asarray(b, dtype=np.float64))
-    if max_iter is None:
-        max_iter = max(100_000, 50 * n)
     x = np.zeros(n) if x0 is None else np.array(x0, dtype=np.float64)
     if np.any(x < lo - 1e-12) or np.any(x > hi + 1e-12):
         raise ValueError("x0 must satisfy the bounds lo <= x0 <= hi.")
@@ -237,7 +150,6 @@ def _smo_impl(
         raise ValueError("x0 must satisfy the equality constraints A x0 = b.")
     x = np.clip(x, lo, hi)
 
-    # group variables by their constraint column; make each group contiguous
     if A.shape[0]:
         columns, inverse = np.unique(A.T.round(12), axis=0, return_inverse=True)
         inverse = inverse.ravel()
@@ -245,48 +157,233 @@ def _smo_impl(
         columns, inverse = np.zeros((1, 0)), np.zeros(n, dtype=int)
     order = np.argsort(inverse, kind="stable")
     bounds = np.searchsorted(inverse[order], np.arange(columns.shape[0] + 1))
-    identity_order = bool(np.all(order == np.arange(n)))
-    if not identity_order:
+    if not np.all(order == np.arange(n)):
         P = P[np.ix_(order, order)]
     A = A[:, order]
     if partner is not None:
         if A.shape[0]:
             raise ValueError("partner is only supported without equality constraints.")
+        # partner indices refer to the original order: map them to the new one
         partner = np.asarray(partner)[order]
         where = np.empty(n, dtype=int)
         where[order] = np.arange(n)
         partner = np.where(partner >= 0, where[np.maximum(partner, 0)], -1)
     q, lo, hi, x = q[order], lo[order], hi[order], x[order]
-    moves = _move_types(columns)
+    return P, q, lo, hi, A, x, partner, columns, bounds, order
 
-    g = P @ x + q
-    diag = np.maximum(np.diag(P).copy(), 1e-12)
-    scale = max(1.0, np.abs(q).max())
-    eps_b = 1e-12 * np.maximum(1.0, np.maximum(np.abs(lo), np.where(np.isfinite(hi), np.abs(hi), 0)))
-    up = x < hi - eps_b
-    down = x > lo + eps_b
-    trace = []
 
-    def objective():
-        return float(0.5 * x @ (g + q))
+class _SMOState:
+    """The iterate of one SMO solve and the steps that move it.
 
-    def commit(k, xk):
+    Holds the (group-ordered) QP, the iterate ``x``, its gradient
+    ``g = Px + q`` and the flags ``up`` / ``down`` (``x_i`` can still
+    increase / decrease, i.e. is not at its upper / lower bound up to
+    ``eps_b``). Every step keeps ``g`` exact by adding the rows of ``P`` of
+    the moved variables. The methods are the solver's steps:
+
+    - :meth:`projected_gradient` and :meth:`select_variable`, the working-set
+      selection without equality constraints (one variable, or the pair of
+      ``partner``);
+    - :meth:`select_working_set`, the selection with equality constraints
+      (the best pair or ``r + 1``-tuple over the move types);
+    - :meth:`single_step` / :meth:`group_step`, the exact line searches, which
+      write through :meth:`commit`;
+    - :meth:`polish`, the active-set phase (:meth:`release_set`,
+      :meth:`subspace_step`);
+    - :meth:`result`, the solution in the caller's variable order.
+    """
+
+    def __init__(self, P, q, lo, hi, A, x, *, tol, partner, columns, bounds, order):
+        self.P, self.q, self.lo, self.hi, self.A, self.x = P, q, lo, hi, A, x
+        self.tol = tol
+        self.partner = partner
+        self.columns, self.bounds, self.order = columns, bounds, order
+        self.moves = _move_types(columns)
+        self.n = n = q.shape[0]
+        self.single = A.shape[0] == 0
+        self.g = P @ x + q
+        # curvature of a one-variable step, floored so that it can be divided by
+        self.diag = np.maximum(np.diag(P).copy(), 1e-12)
+        # a value within eps_b of a bound is at the bound (and snapped to it)
+        self.eps_b = 1e-12 * np.maximum(
+            1.0, np.maximum(np.abs(lo), np.where(np.isfinite(hi), np.abs(hi), 0)))
+        self.up = x < hi - self.eps_b
+        self.down = x > lo + self.eps_b
+        self.n_iter = 0
+        # floating-point operations spent by the active-set phase so far
+        self.polish_work = 0.0
+        if self.single:  # scratch vectors of the projected gradient
+            self._g_pos = np.empty(n)
+            self._work = np.empty(n)
+
+    def objective(self):
+        """``0.5 x'Px + q'x`` at the current iterate."""
+        return float(0.5 * self.x @ (self.g + self.q))
+
+    def commit(self, k, xk):
         """Set x[k] = xk, update the gradient and the bound flags of k."""
-        g[:] += (xk - x[k]) * P[k]
-        x[k] = xk
-        up[k] = xk < hi[k] - eps_b[k]
-        down[k] = xk > lo[k] + eps_b[k]
+        self.g[:] += (xk - self.x[k]) * self.P[k]
+        self.x[k] = xk
+        self.up[k] = xk < self.hi[k] - self.eps_b[k]
+        self.down[k] = xk > self.lo[k] + self.eps_b[k]
 
-    if polish_every is None:
-        polish_every = max(50, n // 4) if A.shape[0] == 0 else max(100, n // 2)
-    n_iter = 0
-    violation = np.inf
-    converged = False
-    next_polish = polish_every if polish_every else -1
+    def _snap(self, k, xk):
+        """``xk`` moved onto the bound of variable ``k`` it is within ``eps_b`` of."""
+        if self.hi[k] - xk <= self.eps_b[k]:
+            xk = self.hi[k]
+        if xk - self.lo[k] <= self.eps_b[k]:
+            xk = self.lo[k]
+        return xk
 
-    ridge_rel = 1e-10
+    # ------------------------------------------- no equality constraints
+    def projected_gradient(self):
+        """Largest KKT violation without equality constraints.
 
-    def subspace_step(F, prune=False):
+        Leaves ``|projected gradient|`` (how much each variable can descend
+        in the direction its bounds allow) in the scratch vector used by
+        :meth:`select_variable`.
+        """
+        g, work, g_pos = self.g, self._work, self._g_pos
+        np.copyto(work, g)
+        np.minimum(work, 0.0, out=g_pos)  # descent by increasing
+        work[~self.down] = 0.0
+        np.maximum(work, 0.0, out=work)  # descent by decreasing
+        g_pos[~self.up] = 0.0
+        np.subtract(work, g_pos, out=work)  # |projected gradient|
+        return float(work.max())
+
+    def select_variable(self):
+        """The variable of the largest second-order gain ``g_i^2 / P_ii``
+        (after :meth:`projected_gradient`)."""
+        work = self._work
+        np.multiply(work, work, out=work)
+        np.divide(work, self.diag, out=work)
+        return int(np.argmax(work))
+
+    def single_step(self, i):
+        """Exact line search on variable ``i`` (with its partner, if any)."""
+        P, g, x, lo, hi, eps_b = self.P, self.g, self.x, self.lo, self.hi, self.eps_b
+        partner = self.partner
+        if partner is not None and partner[i] >= 0:
+            j = int(partner[i])
+            di, dj = _box_2d(P[i, i], P[i, j], P[j, j], g[i], g[j],
+                             lo[i] - x[i], hi[i] - x[i], lo[j] - x[j], hi[j] - x[j])
+            for k, dk in ((i, di), (j, dj)):
+                if dk == 0.0:
+                    continue
+                self.commit(k, self._snap(k, x[k] + dk))
+            return
+        gi = g[i]
+        c = -1.0 if gi > 0 else 1.0
+        t = -gi * c / self.diag[i]
+        t = min(t, (hi[i] - x[i]) if c > 0 else (x[i] - lo[i]))
+        xi = x[i] + c * t
+        if c > 0 and hi[i] - xi <= eps_b[i]:
+            xi = hi[i]
+        elif c < 0 and xi - lo[i] <= eps_b[i]:
+            xi = lo[i]
+        self.commit(i, xi)
+
+    # ---------------------------------------------- equality constraints
+    def _group_candidates(self):
+        """Per group, the most violating variables: ``(i_up, g[i_up], i_down,
+        g[i_down])`` for the smallest gradient among those that can increase
+        and the largest among those that can decrease (None for an empty
+        group; an infinite gradient marks a missing candidate)."""
+        g, up, down, bounds = self.g, self.up, self.down, self.bounds
+        best = []
+        for k in range(self.columns.shape[0]):
+            s0, s1 = bounds[k], bounds[k + 1]
+            gk = g[s0:s1]
+            if s1 == s0:
+                best.append(None)
+                continue
+            gu = np.where(up[s0:s1], gk, np.inf)
+            gd = np.where(down[s0:s1], gk, -np.inf)
+            iu = int(np.argmin(gu))
+            idn = int(np.argmax(gd))
+            best.append((s0 + iu, gu[iu], s0 + idn, gd[idn]))
+        return best
+
+    def _second_order_partner(self, k, i):
+        """The partner in group ``k`` of the increasing variable ``i`` with the
+        largest second-order gain (Fan, Chen & Lin 2005), or None."""
+        g, P, diag = self.g, self.P, self.diag
+        s0, s1 = self.bounds[k], self.bounds[k + 1]
+        bgap = g[s0:s1] - g[i]
+        curv = diag[i] + diag[s0:s1] - 2.0 * P[i, s0:s1]
+        score = np.where(self.down[s0:s1] & (bgap > 0),
+                         bgap * bgap / np.maximum(curv, 1e-12), -1.0)
+        jj = int(np.argmax(score))
+        return s0 + jj if score[jj] > 0 else None
+
+    def select_working_set(self):
+        """Working set with equality constraints.
+
+        For each move type and direction, take the most violating variable
+        of each group involved; the directional derivative ``D < 0`` of the
+        move gives the KKT violation ``-D``, and the move kept is the one of
+        the largest second-order gain ``D^2 / kappa`` (``kappa`` its
+        curvature). Returns ``(violation, choice)`` with ``choice = (W, cs,
+        D, kappa)`` (the variables, their coefficients along the move, the
+        derivative and the curvature), or None when no move descends.
+        """
+        g, P = self.g, self.P
+        best = self._group_candidates()
+        cand_best = None
+        violation = 0.0
+        for move in self.moves:
+            for sign in (1.0, -1.0):
+                idx = []
+                D = 0.0
+                ok = True
+                for k, c in move:
+                    bk = best[k]
+                    if bk is None:
+                        ok = False
+                        break
+                    cs = c * sign
+                    if cs > 0:
+                        i, gi = bk[0], bk[1]
+                    else:
+                        i, gi = bk[2], bk[3]
+                    if not np.isfinite(gi):
+                        ok = False
+                        break
+                    idx.append(i)
+                    D += cs * gi
+                if not ok or len(set(idx)) < len(idx) or D >= 0:
+                    continue
+                violation = max(violation, -D)
+                cs = np.array([c * sign for _, c in move])
+                if len(move) == 2 and move[0][0] == move[1][0]:
+                    if sign < 0:
+                        continue  # same pair as sign > 0
+                    j = self._second_order_partner(move[0][0], idx[0])
+                    if j is not None:
+                        idx[1] = j
+                        D = g[idx[0]] - g[j]
+                W = np.array(idx)
+                kappa = float(cs @ P[np.ix_(W, W)] @ cs)
+                gain = D * D / max(kappa, 1e-12)
+                if cand_best is None or gain > cand_best[0]:
+                    cand_best = (gain, W, cs, D, kappa)
+        return violation, None if cand_best is None else cand_best[1:]
+
+    def group_step(self, W, cs, D, kappa):
+        """Exact line search along the move ``x[W] += t cs``, clipped to the box."""
+        x, lo, hi = self.x, self.lo, self.hi
+        t = -D / kappa if kappa > 1e-12 else np.inf
+        for i, c in zip(W, cs):
+            room = (hi[i] - x[i]) / c if c > 0 else (x[i] - lo[i]) / (-c)
+            t = min(t, room)
+        if not np.isfinite(t):
+            raise ValueError("the dual QP is unbounded along a feasible direction.")
+        for i, c in zip(W, cs):
+            self.commit(i, self._snap(i, x[i] + t * c))
+
+    # ------------------------------------------------- active-set phase
+    def subspace_step(self, F, prune=False):
         """One ridge-regularised Newton step on the variables ``F``.
 
         Direction: ``d = -(H_FF + delta I)^{-1}(g_F + A_F' mu)`` with ``mu``
@@ -300,12 +397,14 @@ def _smo_impl(
         minimiser (no new bound), and the variables of ``F`` at a bound that
         the direction would push outside (then nothing moves).
         """
+        P, A, g, x, lo, hi = self.P, self.A, self.g, self.x, self.lo, self.hi
+        up, down, eps_b = self.up, self.down, self.eps_b
         PF = P.take(F, axis=0)  # rows of F (contiguous copies): H and the gradient update
         H = PF.take(F, axis=1)
         gF = g[F]
         nF = F.size
         dmax = max(float(H.diagonal().max()), 1e-300)
-        delta = ridge_rel * dmax
+        delta = _RIDGE_REL * dmax
         cf = None
         for _ in range(6):
             R = H.copy()
@@ -388,9 +487,10 @@ def _smo_impl(
         down[F] = newF > lo[F] + eps_b[F]
         return True, t_star <= t_max, None
 
-    def release_set():
+    def release_set(self):
         """Free variables plus the bound ones whose release decreases the objective."""
-        inner = up & down
+        A, g, tol = self.A, self.g, self.tol
+        inner = self.up & self.down
         if A.shape[0]:
             I = np.flatnonzero(inner)
             if I.size == 0:
@@ -399,20 +499,40 @@ def _smo_impl(
             ga = g + A.T @ nu
         else:
             ga = g
-        rel = inner | (~down & (ga < -tol)) | (~up & (ga > tol))
+        rel = inner | (~self.down & (ga < -tol)) | (~self.up & (ga > tol))
         return np.flatnonzero(rel)
 
-    def polish():
+    def polish_budget_left(self):
+        """Whether the active-set phase may still run.
+
+        Its Newton steps may cost, in floating-point operations, at most as
+        much as the SMO iterations run so far (one iteration counted as
+        ``_SMO_ITER_FLOPS_PER_VAR * n``). Where SMO converges well the phase
+        stays a small add-on to it; where SMO stalls, the budget grows with
+        every iteration. Counting operations rather than seconds keeps the
+        solver's path deterministic.
+        """
+        return self.polish_work < _SMO_ITER_FLOPS_PER_VAR * self.n * max(self.n_iter, 1)
+
+    def polish(self):
         """Active-set phase: ridge-Newton steps on the free face, releasing
         the bound variables with the wrong sign of the (multiplier-adjusted)
-        gradient, until a full step leaves nothing to release."""
+        gradient, until a full step leaves nothing to release (or the work
+        budget is spent)."""
+        n = self.n
         max_steps = 10 + int(4 * np.sqrt(n))
         for _ in range(max_steps):
-            F = release_set()
+            if not self.polish_budget_left():
+                return
+            F = self.release_set()
             if F is None or F.size == 0 or F.size > 4000:
                 return
             for attempt in range(5):
-                moved, full, blocked = subspace_step(F, prune=attempt < 3)
+                moved, full, blocked = self.subspace_step(F, prune=attempt < 3)
+                # cost of the step: Cholesky of H_FF, the solves and the
+                # products with H_FF, and the gradient update
+                m = float(F.size)
+                self.polish_work += m ** 3 / 3.0 + 4.0 * m * m + m * n
                 if blocked is None:
                     break
                 F = np.setdiff1d(F, blocked, assume_unique=True)
@@ -421,169 +541,158 @@ def _smo_impl(
             if not moved:
                 return
             if full:
-                F2 = release_set()
-                if F2 is None or np.array_equal(F2, np.flatnonzero(up & down)):
+                F2 = self.release_set()
+                if F2 is None or np.array_equal(F2, np.flatnonzero(self.up & self.down)):
                     return
 
-    single = A.shape[0] == 0
-    if single:
-        g_pos = np.empty(n)
-        work = np.empty(n)
-    while n_iter < max_iter:
-        if n_iter == next_polish:
-            polish()
-            next_polish += polish_every
-        if single:
-            # projected gradient: a variable can move where the sign allows
-            np.copyto(work, g)
-            np.minimum(work, 0.0, out=g_pos)  # descent by increasing
-            work[~down] = 0.0
-            np.maximum(work, 0.0, out=work)  # descent by decreasing
-            g_pos[~up] = 0.0
-            np.subtract(work, g_pos, out=work)  # |projected gradient|
-            violation = float(work.max())
-            if trace_every and n_iter % trace_every == 0:
-                trace.append((n_iter, objective(), violation))
-            if violation < tol:
-                converged = True
-                break
-            np.multiply(work, work, out=work)
-            np.divide(work, diag, out=work)
-            i = int(np.argmax(work))
-            if partner is not None and partner[i] >= 0:
-                j = int(partner[i])
-                di, dj = _box_2d(P[i, i], P[i, j], P[j, j], g[i], g[j],
-                                 lo[i] - x[i], hi[i] - x[i], lo[j] - x[j], hi[j] - x[j])
-                for k, dk in ((i, di), (j, dj)):
-                    if dk == 0.0:
-                        continue
-                    xk = x[k] + dk
-                    if hi[k] - xk <= eps_b[k]:
-                        xk = hi[k]
-                    if xk - lo[k] <= eps_b[k]:
-                        xk = lo[k]
-                    commit(k, xk)
-                n_iter += 1
-                continue
-            gi = g[i]
-            c = -1.0 if gi > 0 else 1.0
-            t = -gi * c / diag[i]
-            t = min(t, (hi[i] - x[i]) if c > 0 else (x[i] - lo[i]))
-            step = c * t
-            xi = x[i] + step
-            if c > 0 and hi[i] - xi <= eps_b[i]:
-                step = hi[i] - x[i]
-                xi = hi[i]
-            elif c < 0 and xi - lo[i] <= eps_b[i]:
-                step = lo[i] - x[i]
-                xi = lo[i]
-            commit(i, xi)
-            n_iter += 1
-            continue
+    # ----------------------------------------------------------- result
+    def result(self, *, converged, violation, trace):
+        """The :class:`SMOResult`, with ``x`` in the caller's variable order."""
+        x_out = np.empty(self.n)
+        x_out[self.order] = self.x
+        return SMOResult(
+            x=x_out,
+            objective=self.objective(),
+            n_iter=self.n_iter,
+            converged=converged,
+            violation=float(violation),
+            trace=trace,
+        )
 
-        # several groups: best up / down candidates per group
-        best = []
-        for k in range(columns.shape[0]):
-            s0, s1 = bounds[k], bounds[k + 1]
-            gk = g[s0:s1]
-            if s1 == s0:
-                best.append(None)
-                continue
-            gu = np.where(up[s0:s1], gk, np.inf)
-            gd = np.where(down[s0:s1], gk, -np.inf)
-            iu = int(np.argmin(gu))
-            idn = int(np.argmax(gd))
-            best.append((s0 + iu, gu[iu], s0 + idn, gd[idn]))
-        cand_best = None
-        violation = 0.0
-        for move in moves:
-            for sign in (1.0, -1.0):
-                idx = []
-                D = 0.0
-                ok = True
-                for k, c in move:
-                    bk = best[k]
-                    if bk is None:
-                        ok = False
-                        break
-                    cs = c * sign
-                    if cs > 0:
-                        i, gi = bk[0], bk[1]
-                    else:
-                        i, gi = bk[2], bk[3]
-                    if not np.isfinite(gi):
-                        ok = False
-                        break
-                    idx.append(i)
-                    D += cs * gi
-                if not ok or len(set(idx)) < len(idx) or D >= 0:
-                    continue
-                violation = max(violation, -D)
-                cs = np.array([c * sign for _, c in move])
-                if len(move) == 2 and move[0][0] == move[1][0]:
-                    if sign < 0:
-                        continue  # same pair as sign > 0
-                    # second-order choice of the partner (Fan, Chen & Lin 2005)
-                    k = move[0][0]
-                    s0, s1 = bounds[k], bounds[k + 1]
-                    i = idx[0]
-                    bgap = g[s0:s1] - g[i]
-                    curv = diag[i] + diag[s0:s1] - 2.0 * P[i, s0:s1]
-                    score = np.where(down[s0:s1] & (bgap > 0),
-                                     bgap * bgap / np.maximum(curv, 1e-12), -1.0)
-                    jj = int(np.argmax(score))
-                    if score[jj] > 0:
-                        idx[1] = s0 + jj
-                        D = g[i] - g[s0 + jj]
-                W = np.array(idx)
-                kappa = float(cs @ P[np.ix_(W, W)] @ cs)
-                gain = D * D / max(kappa, 1e-12)
-                if cand_best is None or gain > cand_best[0]:
-                    cand_best = (gain, W, cs, D, kappa)
-        if trace_every and n_iter % trace_every == 0:
-            trace.append((n_iter, objective(), violation))
-        if violation < tol or cand_best is None:
+
+def _smo_impl(
+    P,
+    q,
+    lo,
+    hi,
+    A=None,
+    b=None,
+    *,
+    x0=None,
+    tol=1e-6,
+    max_iter=None,
+    trace_every=0,
+    warn=True,
+    partner=None,
+    polish_every=None,
+):
+    """Minimise ``0.5 z'Pz + q'z`` s.t. ``Az = b``, ``lo <= z <= hi`` by SMO.
+
+    The loop runs many small vector operations: it runs with BLAS limited to
+    one thread, which is much faster than letting a threaded BLAS spin on
+    2000-element vectors.
+
+    Parameters
+    ----------
+    P : ndarray of shape (n, n)
+        Symmetric positive semi-definite matrix (cached in full).
+    q : ndarray of shape (n,)
+    lo, hi : ndarray of shape (n,)
+        Box bounds; ``hi`` may be ``inf``.
+    A : ndarray of shape (r, n), default=None
+        Equality constraints (``r`` in {0, 1, 2}, few distinct columns).
+    b : ndarray of shape (r,), default=None
+    x0 : ndarray of shape (n,), default=None
+        Feasible starting point; zero if None (must then be feasible).
+    tol : float, default=1e-6
+        Stop when the largest first-order KKT violation is below ``tol``.
+    max_iter : int, default=None
+        Iteration cap; None means ``max(100_000, 50 * n)``. Reaching it
+        raises a :class:`~sklearn.exceptions.ConvergenceWarning`.
+    trace_every : int, default=0
+        Record ``(iteration, objective, violation)`` every that many
+        iterations (0: no trace).
+    warn : bool, default=True
+        Whether to warn on non-convergence.
+    partner : ndarray of shape (n,) of int, default=None
+        Without equality constraints only: ``partner[i] = j`` makes the
+        selected variable ``i`` move together with ``j`` (a two-variable
+        working set solved exactly on its box); -1 for none. The
+        twin-SVM duals with privileged information pair ``alpha_j`` with
+        ``beta_j``, whose columns of ``P`` are nearly parallel.
+    polish_every : int, default=None
+        Every that many iterations, run an active-set phase on top of SMO:
+        Newton steps on the free variables (the ones strictly inside their
+        bounds plus the bound ones whose -- multiplier-adjusted -- gradient
+        says they should leave their bound), keeping ``Az = b``. Without
+        equality constraints the step is a projected-Newton step (a search
+        along ``clip(x + t d)``, so many bounds change at once; bound
+        variables that the direction pushes outwards are dropped first);
+        with them it is an exact line search stopped at the first bound
+        met (ratio test). The phase repeats until a full step leaves
+        nothing to release (or a step cap). SMO identifies the active
+        bounds quickly but converges slowly on the free variables when
+        ``P`` is ill-conditioned or singular; this phase finishes that part.
+        **Tiny ridge:** the Newton systems are solved with
+        ``H_FF + delta I``, ``delta = 1e-10 max diag(H_FF)`` (grown by 100x
+        if Cholesky still fails), which makes them well posed on the
+        singular duals of duplicate points and low-rank kernels: along a
+        (near-)null direction the step becomes a long zero-curvature descent
+        direction that the line search stops at a bound. The ridge only
+        shapes the direction; the objective and the KKT test use the exact
+        ``P``. Likewise SMO's one-, two- and three-variable steps divide by
+        the curvature floored at ``1e-12``. **Budget:** the phase's Newton
+        steps (counted in floating-point operations, about ``|F|^3 / 3``
+        each) may cost at most as much as the SMO iterations run so far, so
+        it never dominates a solve that SMO handles well. None means
+        ``max(50, n // 4)`` without equality constraints and
+        ``max(100, n // 2)`` with them; 0 disables it (pure SMO).
+
+    Returns
+    -------
+    result : SMOResult
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from lupikit.twinsvm import smo_solve
+    >>> P = np.array([[2.0, 0.0], [0.0, 2.0]]); q = np.array([-2.0, -8.0])
+    >>> res = smo_solve(P, q, np.zeros(2), np.full(2, 3.0))
+    >>> np.round(res.x, 6).tolist()
+    [1.0, 3.0]
+    """
+    P, q, lo, hi, A, x, partner, columns, bounds, order = _prepare_problem(
+        P, q, lo, hi, A, b, x0, partner)
+    state = _SMOState(P, q, lo, hi, A, x, tol=tol, partner=partner, columns=columns,
+                      bounds=bounds, order=order)
+    n = state.n
+    if max_iter is None:
+        max_iter = max(100_000, 50 * n)
+    if polish_every is None:
+        polish_every = max(50, n // 4) if state.single else max(100, n // 2)
+    next_polish = polish_every if polish_every else -1
+    trace = []
+    violation = np.inf
+    converged = False
+    while state.n_iter < max_iter:
+        if state.n_iter == next_polish:
+            state.polish()
+            next_polish += polish_every
+        if state.single:
+            violation = state.projected_gradient()
+            choice = ()
+        else:
+            violation, choice = state.select_working_set()
+        if trace_every and state.n_iter % trace_every == 0:
+            trace.append((state.n_iter, state.objective(), violation))
+        if violation < tol or choice is None:
             converged = True
             break
-        _, W, cs, D, kappa = cand_best
-        t = -D / kappa if kappa > 1e-12 else np.inf
-        for i, c in zip(W, cs):
-            room = (hi[i] - x[i]) / c if c > 0 else (x[i] - lo[i]) / (-c)
-            t = min(t, room)
-        if not np.isfinite(t):
-            raise ValueError("the dual QP is unbounded along a feasible direction.")
-        for i, c in zip(W, cs):
-            xi = x[i] + t * c
-            if hi[i] - xi <= eps_b[i]:
-                xi = hi[i]
-            if xi - lo[i] <= eps_b[i]:
-                xi = lo[i]
-            commit(i, xi)
-        n_iter += 1
+        if state.single:
+            state.single_step(state.select_variable())
+        else:
+            state.group_step(*choice)
+        state.n_iter += 1
 
-    if not converged:
-        # final violation for the report
-        if warn:
-            warnings.warn(
-                f"SMO did not converge in max_iter={max_iter} iterations "
-                f"(KKT violation {violation:.3g} > tol={tol:.3g}); increase "
-                "max_iter or tol.",
-                ConvergenceWarning,
-                stacklevel=2,
-            )
-    del scale
-    x_out = np.empty(n)
-    x_out[order] = x
-    obj = float(0.5 * x @ (g + q))
-    return SMOResult(
-        x=x_out,
-        objective=obj,
-        n_iter=n_iter,
-        converged=converged,
-        violation=float(violation),
-        trace=trace,
-    )
-
+    if not converged and warn:
+        warnings.warn(
+            f"SMO did not converge in max_iter={max_iter} iterations "
+            f"(KKT violation {violation:.3g} > tol={tol:.3g}); increase "
+            "max_iter or tol.",
+            ConvergenceWarning,
+            stacklevel=2,
+        )
+    return state.result(converged=converged, violation=violation, trace=trace)
 
 _CONTROLLER = None
 

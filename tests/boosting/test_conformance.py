@@ -1,0 +1,75 @@
+"""Part I's cases of scikit-learn's ``check_estimator`` (run by tests/test_common.py).
+
+Each entry of ``ESTIMATORS`` is ``(estimator, expected_failed_checks)``. The
+privileged modes need ``privileged_features``, which scikit-learn's checks do
+not pass: they run through the small wrappers below, which derive the
+privileged features per sample from ``X`` (so that every check on subsets,
+orders and copies of the rows still sees matching ``X*``). The NF mode takes
+none and is checked as it is, on both engines.
+"""
+
+import numpy as np
+import pytest
+
+from lupikit.boosting import PrivilegedBoostingClassifier, SoftLabelBoostingClassifier
+
+
+def derived_privileged_features(X):
+    """Privileged features computed row by row from ``X`` (``tanh`` of every column).
+
+    Input that is not a 2-D numeric array gives None, so that the estimator's own
+    validation of ``X`` reports what is wrong with it.
+    """
+    try:
+        X = np.asarray(X)
+        if X.dtype.kind == "c":
+            return None
+        X = X.astype(np.float64)
+    except (TypeError, ValueError):
+        return None
+    return np.tanh(X) if X.ndim == 2 else None
+
+
+class PrivilegedFromX(PrivilegedBoostingClassifier):
+    """:class:`PrivilegedBoostingClassifier` with ``X*`` derived from ``X`` in ``fit``."""
+
+    def fit(self, X, y):
+        return super().fit(X, y, privileged_features=derived_privileged_features(X))
+
+
+class SoftLabelFromX(SoftLabelBoostingClassifier):
+    """:class:`SoftLabelBoostingClassifier` with ``X*`` derived from ``X`` in ``fit``."""
+
+    def fit(self, X, y):
+        return super().fit(X, y, privileged_features=derived_privileged_features(X))
+
+
+ESTIMATORS = [
+    (PrivilegedBoostingClassifier(mode="nf", n_estimators=10, engine=engine), {})
+    for engine in ("hist", "exact")
+] + [
+    (PrivilegedFromX(mode=mode, n_estimators=10, engine=engine), {})
+    for mode in ("kbpib", "jpib") for engine in ("hist", "exact")
+] + [
+    (SoftLabelFromX(n_estimators=10, engine=engine), {}) for engine in ("hist", "exact")
+]
+
+
+def _id(estimator):
+    params = estimator.get_params()
+    mode = params.get("mode", "soft")
+    return f"{type(estimator).__name__}-{mode}-{params['engine']}"
+
+
+
+@pytest.mark.parametrize("engine, allow_nan", [("hist", True), ("exact", False)])
+def test_tags(engine, allow_nan):
+    from sklearn.utils import get_tags
+
+    for est in (PrivilegedBoostingClassifier(engine=engine),
+                SoftLabelBoostingClassifier(engine=engine)):
+        tags = get_tags(est)
+        assert tags.estimator_type == "classifier"
+        assert tags.target_tags.required
+        assert tags.input_tags.allow_nan is allow_nan  # XGBoost routes NaN; sklearn trees do not
+        assert not tags.input_tags.sparse

@@ -1,0 +1,75 @@
+"""Every public estimator of lupikit passes scikit-learn's ``check_estimator``.
+
+The cases live beside each part's tests (``tests/<part>/test_conformance.py``,
+a list ``ESTIMATORS`` of ``(estimator, expected_failed_checks)`` pairs, with
+the small wrappers that derive privileged or sensitive features per sample
+for the estimators that need them); this module runs them all and checks
+that no public estimator is left out. ``expected_failed_checks`` names only
+checks that cannot apply, each with its reason.
+"""
+
+import importlib.util
+import inspect
+import sys
+from pathlib import Path
+
+import pytest
+from sklearn.base import BaseEstimator
+from sklearn.utils.estimator_checks import check_estimator
+
+import lupikit.boosting
+import lupikit.oblivious
+import lupikit.relevance
+import lupikit.twinsvm
+
+TESTS = Path(__file__).resolve().parent
+PARTS = {"boosting": lupikit.boosting, "twinsvm": lupikit.twinsvm,
+         "relevance": lupikit.relevance, "oblivious": lupikit.oblivious}
+
+
+def _cases(part):
+    spec = importlib.util.spec_from_file_location(f"_lupikit_conformance_{part}",
+                                                  TESTS / part / "test_conformance.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # the wrappers must pickle (check_estimators_pickle)
+    spec.loader.exec_module(module)
+    return module.ESTIMATORS
+
+
+CASES = [(part, est, xfail) for part in PARTS for est, xfail in _cases(part)]
+
+
+def _label(estimator):
+    inner = [v for k, v in estimator.get_params(deep=False).items()
+             if isinstance(v, BaseEstimator)]
+    name = type(estimator).__name__
+    return f"{name}({', '.join(type(i).__name__ for i in inner)})" if inner else name
+
+
+def _classes_checked(estimator):
+    """The estimator's class and the classes of the estimators it wraps."""
+    out = {type(estimator)}
+    for value in estimator.get_params(deep=False).values():
+        if isinstance(value, BaseEstimator):
+            out |= _classes_checked(value)
+    return out
+
+
+@pytest.mark.parametrize("part, estimator, expected_failed_checks", CASES,
+                         ids=[f"{p}-{_label(e)}-{i}" for i, (p, e, _) in enumerate(CASES)])
+def test_check_estimator(part, estimator, expected_failed_checks):
+    for check, reason in expected_failed_checks.items():
+        assert isinstance(reason, str) and len(reason) > 10, f"{check} needs a reason"
+    check_estimator(estimator, expected_failed_checks=expected_failed_checks)
+
+
+@pytest.mark.parametrize("part", PARTS)
+def test_every_public_estimator_is_checked(part):
+    module = PARTS[part]
+    public = {obj for name in module.__all__
+              if inspect.isclass(obj := getattr(module, name)) and issubclass(obj, BaseEstimator)}
+    assert public, part
+    checked = set().union(*(_classes_checked(e) for p, e, _ in CASES if p == part))
+    # a test wrapper that subclasses an estimator (to pass S or X*) checks it
+    missing = sorted(c.__name__ for c in public if not any(issubclass(k, c) for k in checked))
+    assert missing == [], f"{part}: public estimators without a check_estimator case: {missing}"

@@ -1,0 +1,76 @@
+"""scikit-learn conformance of the twinsvm estimators (``check_estimator``).
+
+``ESTIMATORS`` lists ``(estimator, expected_failed_checks)`` pairs; none of
+the checks is expected to fail. The estimators that need no privileged
+features (:class:`TwinSVC`, :class:`PinballTwinSVC`, :class:`PinballSVC`)
+and :class:`PCAPrivileged` are checked directly. The privileged-only
+estimators (:class:`PrivilegedTwinSVC`, :class:`PrivilegedPinballTwinSVC`,
+:class:`SVMPlus`) cannot be: ``fit(X, y)`` without ``privileged_features``
+is an error by design. They are checked through
+:class:`PCAPrivilegedClassifier`, which derives ``X*`` from the training rows
+inside ``fit``. Small ``C`` values keep the SMO runs short.
+"""
+
+import pytest
+from sklearn.utils import get_tags
+
+from lupikit.twinsvm import (
+    PCAPrivileged,
+    PCAPrivilegedClassifier,
+    PinballSVC,
+    PinballTwinSVC,
+    PrivilegedPinballTwinSVC,
+    PrivilegedTwinSVC,
+    SVMPlus,
+    TwinSVC,
+)
+
+ESTIMATORS = [
+    (TwinSVC(), {}),
+    (PinballTwinSVC(tau=0.3, C1=0.1, C2=0.1), {}),
+    (PinballSVC(C=0.1), {}),
+    (PCAPrivileged(), {}),
+    (PCAPrivilegedClassifier(PrivilegedTwinSVC(C1=0.1, C2=0.1)), {}),
+    (PCAPrivilegedClassifier(PrivilegedPinballTwinSVC(tau=0.3, C1=0.1, C2=0.1)), {}),
+    (PCAPrivilegedClassifier(SVMPlus(C=0.1)), {}),
+]
+
+
+def _id(estimator):
+    inner = getattr(estimator, "estimator", None)
+    name = type(estimator).__name__
+    return f"{name}({type(inner).__name__})" if inner is not None else name
+
+
+
+CLASSIFIERS = [TwinSVC(), PinballTwinSVC(), PrivilegedTwinSVC(), PrivilegedPinballTwinSVC(),
+               PinballSVC(), SVMPlus(), PCAPrivilegedClassifier(PrivilegedTwinSVC())]
+
+
+@pytest.mark.parametrize("estimator", CLASSIFIERS, ids=_id)
+def test_classifier_tags(estimator):
+    # multi-class by one-vs-one / one-vs-rest; dense 2-D input without NaN
+    tags = get_tags(estimator)
+    assert tags.estimator_type == "classifier"
+    assert tags.requires_fit
+    assert tags.classifier_tags.multi_class
+    assert not tags.classifier_tags.multi_label
+    assert not tags.input_tags.sparse and not tags.input_tags.allow_nan
+    assert not tags.input_tags.pairwise
+    assert tags.target_tags.required
+
+
+def test_wrapper_tags_follow_the_wrapped_estimator():
+    class BinaryOnly(PrivilegedTwinSVC):
+        def __sklearn_tags__(self):
+            tags = super().__sklearn_tags__()
+            tags.classifier_tags.multi_class = False
+            return tags
+
+    assert not get_tags(PCAPrivilegedClassifier(BinaryOnly())).classifier_tags.multi_class
+
+
+def test_pca_privileged_tags():
+    tags = get_tags(PCAPrivileged())
+    assert tags.transformer_tags is not None and tags.requires_fit
+    assert not tags.target_tags.required
