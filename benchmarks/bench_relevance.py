@@ -46,7 +46,16 @@ The first line names the packages on both sides (lupikit's time depends on
 the HiGHS release: its fixed cost per solve differs by a factor of about 1.7
 between releases 1.10 and 1.16).
 
-Usage: ``python benchmarks/bench_relevance.py [n_repeats] [--scaling]``.
+With ``--against DIR`` the script compares only lupikit: this checkout against
+another one (e.g. ``git worktree add /tmp/before <commit>``), both in this
+environment with the other's ``src`` first on the path, alternating fits,
+on the two data sets above (seed 0) and one plain set of n = 1000 (the dual
+route); it prints both medians, their ratio, the largest difference of the
+bounds and whether the classes agree. This is how a refactoring of the solver
+is checked for speed and for identical answers.
+
+Usage: ``python benchmarks/bench_relevance.py [n_repeats] [--scaling]`` or
+``python benchmarks/bench_relevance.py [n_repeats] --against DIR``.
 """
 
 import json
@@ -139,7 +148,11 @@ else:
     frb.fit(X, y)
     classes = frb.relevance_classes_
 seconds = time.perf_counter() - t0
-print(json.dumps({"seconds": seconds, "classes": [int(c) for c in classes]}))
+intervals = frb.interval_ if frb.interval_privileged_ is None else np.r_[
+    frb.interval_, frb.interval_privileged_]
+print(json.dumps({"seconds": seconds, "classes": [int(c) for c in classes],
+                  "intervals": intervals.tolist(), "module": FeatureRelevanceBounds.__module__,
+                  "file": __import__("lupikit").__file__}))
 '''
 
 #: fri's default number of probes (``fri.FRI(n_probe_features=20)``)
@@ -148,10 +161,44 @@ FRI_PROBES = 20
 ENV = dict(os.environ, OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1", MKL_NUM_THREADS="1")
 
 
-def run_worker(py, worker, path, n_jobs=1, *extra):
+def run_worker(py, worker, path, n_jobs=1, *extra, env=None):
     out = subprocess.run([str(py), worker, path, str(n_jobs), *map(str, extra)],
-                         capture_output=True, text=True, check=True, env=ENV)
+                         capture_output=True, text=True, check=True, env=env or ENV)
     return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def against(other, n_repeats=5):
+    """lupikit here against the lupikit of another checkout ``other`` (its ``src`` first
+    on the path), alternating, on the data sets of the comparison with fri and on
+    one plain set of n = 1000 (the parametric dual route). Returns printable lines:
+    median times, their ratio, and the largest difference of the bounds."""
+    env_other = dict(ENV, PYTHONPATH=str(Path(other).resolve() / "src"))
+    sides = {"here": ENV, "other": env_other}
+    lines = []
+    with tempfile.TemporaryDirectory() as tmp:
+        worker = os.path.join(tmp, "lupikit_worker.py")
+        Path(worker).write_text(LUPIKIT_WORKER)
+        sets = dict(datasets(0))
+        X, y, _ = make_ordinal_relevance(n_samples=1000, n_strong=3, n_weak=4,
+                                         n_irrelevant=13, random_state=0)
+        sets["ordinal n=1000"] = dict(X=StandardScaler().fit_transform(X), y=y)
+        for name, d in sets.items():
+            path = os.path.join(tmp, f"against_{name.replace(' ', '_')}.npz")
+            np.savez(path, **{k: v for k, v in d.items() if k != "truth"})
+            times, res = {"here": [], "other": []}, {}
+            for rep in range(n_repeats):
+                for who in (("here", "other") if rep % 2 == 0 else ("other", "here")):
+                    res[who] = run_worker(sys.executable, worker, path, env=sides[who])
+                    times[who].append(res[who]["seconds"])
+            assert Path(res["other"]["file"]).resolve().is_relative_to(Path(other).resolve())
+            gap = np.max(np.abs(np.subtract(res["here"]["intervals"], res["other"]["intervals"])))
+            same = res["here"]["classes"] == res["other"]["classes"]
+            t_h, t_o = np.median(times["here"]), np.median(times["other"])
+            lines.append(f"{name:15s}: here {t_h:.3f} s  {other} {t_o:.3f} s  ratio "
+                         f"{t_h / t_o:.3f}  max |bound difference| {gap:.1e}  "
+                         f"classes {'equal' if same else 'DIFFER'}")
+            print(lines[-1], flush=True)
+    return lines
 
 
 def datasets(seed):
@@ -338,5 +385,14 @@ def main(n_repeats=3, with_scaling=False):
 
 
 if __name__ == "__main__":
-    args = [a for a in sys.argv[1:] if a != "--scaling"]
-    main(int(args[0]) if args else 3, with_scaling="--scaling" in sys.argv[1:])
+    argv = sys.argv[1:]
+    if "--against" in argv:
+        i = argv.index("--against")
+        other = argv[i + 1]
+        rest = argv[:i] + argv[i + 2:]
+        print(f"lupikit here against lupikit in {other} (same venv, one core each, "
+              "alternating; medians):", flush=True)
+        against(other, int(rest[0]) if rest else 5)
+    else:
+        args = [a for a in argv if a != "--scaling"]
+        main(int(args[0]) if args else 3, with_scaling="--scaling" in argv)

@@ -128,7 +128,9 @@ def test_paper_results_have_the_schema_and_go_stale(toy, capsys):
     for short in ("toy/claims", "toy/other"):
         rec = json.loads((results / f"{short}.json").read_text())
         assert tuple(rec) == _runs.RESULT_KEYS
-        assert rec["parameters"]["preset"] == "paper" and rec["parameters"]["n"] == 10
+        # the values that ran: the paper preset sets n = 20 after the parameters cell (10)
+        assert rec["parameters"]["preset"] == "paper" and rec["parameters"]["n"] == 20
+        assert rec["parameters"]["threshold"] == 0.5 and rec["parameters"]["n_jobs"] == 1
         assert [c["id"] for c in rec["claims"]] == ["toy.mean", "toy.offline"]
         assert rec["seconds"] > 0 and rec["git_commit"] and rec["machine"]
     # unchanged notebooks are not run again
@@ -143,6 +145,22 @@ def test_paper_results_have_the_schema_and_go_stale(toy, capsys):
     stale = {s: _runs.is_stale(_runs.read_paper_result(results, s), toy / "notebooks" / f"{s}.ipynb", s)
              for s in ("toy/claims", "toy/other")}
     assert stale == {"toy/claims": False, "toy/other": True}
+
+
+def test_a_notebook_changed_during_its_paper_run_is_recorded_stale(toy):
+    # the record's fingerprint is the code as it was when the run started: an edit
+    # made while a long run goes on must leave the result stale, not current
+    edit = ("code", 'if preset == "paper":\n'
+                    "    import nbformat\n"
+                    '    nb = nbformat.read("selfedit.ipynb", 4)\n'
+                    '    nb.cells.append(nbformat.v4.new_markdown_cell("Edited during the run."))\n'
+                    '    nbformat.write(nb, "selfedit.ipynb")')
+    path = make_toy(toy, "toy/selfedit", cells=TOY + [edit])
+    results = toy / "results"
+    assert cli(toy, "paper", "toy/selfedit", "--results", str(results)) == 0
+    record = _runs.read_paper_result(results, "toy/selfedit")
+    assert "Edited during the run." in path.read_text()
+    assert _runs.is_stale(record, path, "toy/selfedit")
 
 
 def test_unreachable_scheduler_is_a_clear_error(toy, capsys):

@@ -78,9 +78,16 @@ def execute(path, target, parameters, *, kernel="python3", progress=False, log_o
     return time.perf_counter() - t0, error
 
 
-def paper_record(path, short_name, executed, parameters, seconds, executed_at):
-    """The paper-scale result of one executed notebook (a dict with :data:`RESULT_KEYS`)."""
-    prov = provenance()
+def paper_record(path, short_name, executed, parameters, seconds, executed_at, *,
+                 fingerprint=None, prov=None):
+    """The paper-scale result of one executed notebook (a dict with :data:`RESULT_KEYS`).
+
+    ``fingerprint`` and ``prov`` (:func:`fingerprints` and :func:`provenance`)
+    should be taken when the run starts: code changed while a long run goes on
+    must make its record stale, not current. Taken now if not given.
+    """
+    prov = provenance() if prov is None else prov
+    fingerprint = fingerprints(path, short_name) if fingerprint is None else fingerprint
     return {
         "notebook": short_name,
         "parameters": parameters,
@@ -92,7 +99,7 @@ def paper_record(path, short_name, executed, parameters, seconds, executed_at):
         "executed_at": executed_at,
         "seconds": round(float(seconds), 1),
         "machine": prov["machine"],
-        "fingerprint": fingerprints(path, short_name),
+        "fingerprint": fingerprint,
     }
 
 

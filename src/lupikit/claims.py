@@ -62,6 +62,7 @@ __all__ = [
     "ClaimFailed",
     "Claims",
     "read_claims",
+    "read_run_parameters",
     "fingerprint",
     "fingerprints",
     "code_paths",
@@ -73,6 +74,8 @@ VERDICTS = ("reproduced", "direction", "not reproduced", "not runnable offline")
 _OPS = {"<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge,
         "==": operator.eq, "!=": operator.ne}
 GLUE_PREFIX = "claim:"
+#: The glue name under which a run's parameters (after its preset) are stored.
+RUN_PARAMETERS = "lupikit:run-parameters"
 _ENV_MODE = "LUPIKIT_CLAIMS"
 
 
@@ -96,6 +99,13 @@ def _fmt(value):
             return str(value)
         return f"{value:.4g}"
     return str(value)
+
+
+class _JSONDict(dict):
+    """A dict whose plain-text form is its JSON (how glued values travel; see _Record)."""
+
+    def __repr__(self):
+        return json.dumps(dict(self), sort_keys=True)
 
 
 class _Record(dict):
@@ -154,6 +164,11 @@ class Claims:
             k: v for k, v in parameters.items() if isinstance(v, (str, int, float, bool, list, type(None)))}
         self.records = []
         self.executed_at = _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
+        if _glue is not None:  # the values this run uses, after its preset (read_run_parameters)
+            try:
+                _glue(RUN_PARAMETERS, _JSONDict(preset=preset, **self.parameters), display=False)
+            except Exception:  # pragma: no cover - outside a kernel
+                pass
         # the paper-scale values recorded by `lupikit paper`, shown beside this run's
         found = find_paper_result(notebook) if display and preset != "paper" else None
         self._paper, self._paper_note = {}, ""
@@ -292,19 +307,46 @@ def read_claims(notebook):
     records : list of dict
         In the order the notebook recorded them.
     """
+    return [value for name, value in _glued(notebook) if name.startswith(GLUE_PREFIX)]
+
+
+def read_run_parameters(notebook):
+    """The parameters an executed notebook ran with, after its preset was applied.
+
+    :class:`Claims` stores the values it is given (the notebook passes them
+    after applying its preset), so a paper-scale record names the sizes that
+    really ran, not the defaults of the parameters cell.
+
+    Parameters
+    ----------
+    notebook : str, Path or notebook node
+        An executed notebook.
+
+    Returns
+    -------
+    parameters : dict
+        Empty if the notebook recorded none.
+    """
+    for name, value in _glued(notebook):
+        if name == RUN_PARAMETERS:
+            return value
+    return {}
+
+
+def _glued(notebook):
+    """``(name, value)`` of every JSON value glued into an executed notebook, in order."""
     if isinstance(notebook, (str, Path)):
         notebook = json.loads(Path(notebook).read_text(encoding="utf-8"))
-    out = []
     for cell in notebook.get("cells", []):
         for output in cell.get("outputs", []) if cell.get("cell_type") == "code" else []:
             meta = (output.get("metadata") or {}).get("scrapbook") or {}
-            if not str(meta.get("name", "")).startswith(GLUE_PREFIX):
+            name = str(meta.get("name", ""))
+            if not (name.startswith(GLUE_PREFIX) or name == RUN_PARAMETERS):
                 continue
             prefix = meta.get("mime_prefix", "")
             text = (output.get("data") or {}).get(prefix + "text/plain")
             if text is not None:
-                out.append(json.loads("".join(text) if isinstance(text, list) else text))
-    return out
+                yield name, json.loads("".join(text) if isinstance(text, list) else text)
 
 
 def fingerprint(paths):

@@ -43,7 +43,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ._harness import kernel_environment
-from .claims import read_claims
+from .claims import read_claims, read_run_parameters
 
 try:  # the notebook stack is the [cli] extra: a library install goes without it
     from . import _runs
@@ -544,22 +544,27 @@ def cmd_paper(args):
     def one(item):
         path, short = item
         target = root / "_build" / "paper" / f"{short}.ipynb"
-        executed_at = _runs.now()
+        # what the record will say it ran: the code and commit as they are at the start
+        start = dict(executed_at=_runs.now(), fingerprint=_runs.fingerprints(path, short),
+                     prov=_runs.provenance())
         seconds, error = _runs.execute(path, target, {"preset": "paper"}, kernel=args.kernel)
-        return path, short, target, executed_at, seconds, error
+        return path, short, target, start, seconds, error
 
     failed = []
     with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
         # record each notebook as soon as it finishes: a long one holds up no other
         futures = [pool.submit(one, item) for item in todo]
         for future in as_completed(futures):
-            path, short, target, executed_at, seconds, error = future.result()
+            path, short, target, start, seconds, error = future.result()
             if error:
                 failed.append(short)
                 print(f"  {short}: FAILED after {seconds:.0f} s: {error.splitlines()[0]}", flush=True)
                 continue
-            params = {"preset": "paper", **{k: v for k, v in _executed_parameters(target).items()}}
-            record = _runs.paper_record(path, short, target, params, seconds, executed_at)
+            # the parameters cell's values, overridden by those the run used after its preset
+            params = {"preset": "paper", **_executed_parameters(target),
+                      **read_run_parameters(target)}
+            record = _runs.paper_record(path, short, target, params, seconds, start["executed_at"],
+                                        fingerprint=start["fingerprint"], prov=start["prov"])
             written = _runs.write_paper_result(results_dir, record)
             print(f"  {short}: {seconds:7.1f} s; {_claims_line(target)} -> {written.relative_to(root)}",
                   flush=True)

@@ -69,7 +69,9 @@ def test_real_loaders_return_X_y():
 
 
 @pytest.mark.parametrize("module", [
-    "lupikit.relevance._lp", "lupikit.relevance._ordinal", "lupikit.relevance._bounds",
+    "lupikit.relevance._lp", "lupikit.relevance._layout", "lupikit.relevance._engine",
+    "lupikit.relevance._primal", "lupikit.relevance._tasks", "lupikit.relevance._ordinal",
+    "lupikit.relevance._bounds",
     "lupikit.relevance._thresholds", "lupikit.datasets._ordinal",
 ])
 def test_docstring_examples(module):

@@ -8,9 +8,27 @@ from lupikit.relevance import (
     LinearProgramError,
     OrdinalLP,
     OrdinalRegressionLP,
+    Probe,
+    RelevanceTask,
     check_ordinal_labels,
     solve_lp,
 )
+
+
+def as_tasks(tuples):
+    """``RelevanceTask`` s from ``(kind, column, probe values or None, zero_feature)``:
+    tasks that share a values array and a replaced feature share a probe."""
+    probes, out = {}, []
+    for kind, j, values, zero in tuples:
+        probe = None
+        if values is not None:
+            key = (id(values), zero)
+            if key not in probes:
+                probes[key] = Probe(len(probes), kind in ("pmin", "pmax"), values,
+                                    None if zero is None else zero[1])
+            probe = probes[key]
+        out.append(RelevanceTask(kind, j, probe))
+    return out
 
 
 def _hinge_objective(model, X, yb, C, constraints):
@@ -190,7 +208,7 @@ def test_warm_started_tasks_equal_cold_solves(small):
     mu = lp.solve_model().fun
     budget = 1.1 * mu
     tasks = [(k, j, None, None) for j in range(X.shape[1]) for k in ("min", "max")]
-    warm = lp.run_tasks(tasks, budget)
+    warm = lp.run_tasks(as_tasks(tasks), budget)
     cold = OrdinalLP(X, y, 3, 1.0)
     ref = [cold.solve_relevance(k, j, budget) for k, j, _, _ in tasks]
     np.testing.assert_allclose(warm, ref, atol=1e-7)
@@ -221,7 +239,7 @@ def test_warm_started_probe_tasks_equal_cold_solves(small, delta):
         except LinearProgramError as exc:
             assert exc.status == 2
             refs.append(np.nan)
-    warm = lp.run_tasks(tasks, budget)
+    warm = lp.run_tasks(as_tasks(tasks), budget)
     np.testing.assert_allclose(warm, refs, atol=1e-7)
 
 
@@ -249,9 +267,9 @@ def test_dual_path_bounds_equal_cold_solves(dual_path, C, constraints):
     tasks = [(k, j, None, None) for j in range(d) for k in ("min", "max")]
     tasks += [(k, lp.D - 1, v, None) for v in probes for k in ("min", "max")]
     # probes first, then the features: the probe slot is switched off again in between
-    values = lp.run_tasks(tasks[2 * d:], budget)
-    values = lp.run_tasks(tasks[:2 * d], budget) + values
-    assert lp._dual_solver() is not None
+    values = lp.run_tasks(as_tasks(tasks[2 * d:]), budget)
+    values = lp.run_tasks(as_tasks(tasks[:2 * d]), budget) + values
+    assert lp.engine.dual() is not None
     cold = OrdinalLP(X, y, 4, C, constraints)
     ref = [cold.solve_relevance(k, j, budget) for k, j, _, _ in tasks[:2 * d]]
     for v in probes:
@@ -276,7 +294,7 @@ def test_dual_path_keeps_the_threshold_order(dual_path):
         tasks = [(k, j, None, None) for j in range(3) for k in ("min", "max")]
         cold = OrdinalLP(X, y, 3, 1.0)
         ref = [cold.solve_relevance(k, j, budget) for k, j, _, _ in tasks]
-        np.testing.assert_allclose(lp.run_tasks(tasks, budget), ref, atol=1e-7)
+        np.testing.assert_allclose(lp.run_tasks(as_tasks(tasks), budget), ref, atol=1e-7)
         # the same upper bounds without the order rows
         keep = np.r_[np.arange(cold.r_order), np.arange(cold.r_budget, cold.n_rows)]
         b = cold.b.copy()
@@ -310,7 +328,7 @@ def test_dual_path_agrees_with_the_primal_on_random_problems(dual_path):
             _dual_path.MIN_MARGIN_ROWS = rows
             lp = OrdinalLP(X, y, y.max() + 1, C, constraints, probe=True)
             mu = lp.solve_model().fun
-            values.append(lp.run_tasks(tasks, (1 + delta) * mu + 1e-7 * max(1.0, mu)))
+            values.append(lp.run_tasks(as_tasks(tasks), (1 + delta) * mu + 1e-7 * max(1.0, mu)))
         np.testing.assert_allclose(values[0], values[1], atol=1e-6 * max(1.0, max(values[1])))
 
 
@@ -341,14 +359,14 @@ def test_dual_path_second_sign_stops_at_a_certificate(dual_path, monkeypatch):
     monkeypatch.setattr(DualPath, "max_signed", recording)
     lp = OrdinalLP(X, y, 5, 1.0, probe=True)
     budget = 1.1 * lp.solve_model().fun
-    values = lp.run_tasks(tasks, budget)
+    values = lp.run_tasks(as_tasks(tasks), budget)
     assert len(seen) == d + 12  # one second search per column
     early = [(out, exact, beat) for out, exact, beat in seen if abs(out - exact) > 1e-9]
     assert len(early) >= len(seen) // 2  # measured: 17 of 20
     for out, exact, beat in early:
         assert -1e-12 <= out <= exact + 1e-9 and exact < beat
     monkeypatch.setattr(dual_path, "MIN_MARGIN_ROWS", 10**9)
-    ref = OrdinalLP(X, y, 5, 1.0, probe=True).run_tasks(tasks, budget)
+    ref = OrdinalLP(X, y, 5, 1.0, probe=True).run_tasks(as_tasks(tasks), budget)
     np.testing.assert_allclose(values, ref, atol=1e-7)
 
 
@@ -360,7 +378,7 @@ def test_dual_path_cheaper_sign_usually_has_the_larger_maximum(dual_path):
     n, d = X.shape
     lp = OrdinalLP(X, y, 5, 1.0, probe=True)
     budget = 1.1 * lp.solve_model().fun
-    dual = lp._dual_solver()
+    dual = lp.engine.dual()
     rng = np.random.default_rng(1)
     right = 0
     for _ in range(30):
@@ -388,13 +406,14 @@ def test_lupi_certifier_bounds_every_relevance_lp():
     gaps = []
     for kind, j, probe in [("max", 0, None), ("max", 3, None), ("pmax", 0, None),
                            ("max", lp.D - 1, "regular"), ("pmax", lp.P - 1, "privileged")]:
-        values = None
-        lp._set_probe_bounds(False, False)
+        loaded = None
+        lp.set_probe_bounds(False, False)
         if probe is not None:
             values = (X if probe == "regular" else Xs)[rng.permutation(X.shape[0]), 0]
+            loaded = Probe(0, probe == "privileged", values)
             lp.set_probe(values, privileged=probe == "privileged")
-            lp._set_probe_bounds(regular=probe == "regular", privileged=probe == "privileged")
-        cert.sync_probe(values, probe == "privileged")
+            lp.set_probe_bounds(regular=probe == "regular", privileged=probe == "privileged")
+        cert.sync_probe(loaded)
         for c, _ in lp.relevance_objectives(kind, j):
             res = solve_lp(c, lp.A, b, lp.bounds)
             exact = -res.fun
@@ -451,7 +470,7 @@ def test_lupi_certificates_agree_with_the_primal_on_random_problems():
             lp = OrdinalLP(X, y, y.max() + 1, C, X_star=Xs, gamma=gamma, probe=True,
                            solver=solver)
             mu = lp.solve_model().fun
-            values.append(lp.run_tasks(tasks, (1 + delta) * mu + 1e-7 * max(1.0, mu)))
+            values.append(lp.run_tasks(as_tasks(tasks), (1 + delta) * mu + 1e-7 * max(1.0, mu)))
         np.testing.assert_allclose(values[0], values[1], atol=1e-6 * max(1.0, max(values[1])))
 
 
@@ -503,7 +522,7 @@ def test_lupi_path_catches_wrong_answers(monkeypatch):
     # that model is solved again from scratch
     from types import SimpleNamespace
 
-    from lupikit.relevance import _lp, _lupi_dual
+    from lupikit.relevance import _engine, _lupi_dual
 
     class Faulty:
         def __init__(self, h):
@@ -521,10 +540,10 @@ def test_lupi_path_catches_wrong_answers(monkeypatch):
                                    row_dual=list(0.9 * np.asarray(sol.row_dual)))
 
     made, cold = [], []
-    dual_simplex, solve_lp_ = _lupi_dual._dual_simplex, _lp.solve_lp
+    dual_simplex, solve_lp_ = _lupi_dual._dual_simplex, _engine.solve_lp
     monkeypatch.setattr(_lupi_dual, "_dual_simplex",
                         lambda *a: made.append(Faulty(dual_simplex(*a))) or made[-1])
-    monkeypatch.setattr(_lp, "solve_lp", lambda *a, **k: cold.append(1) or solve_lp_(*a, **k))
+    monkeypatch.setattr(_engine, "solve_lp", lambda *a, **k: cold.append(1) or solve_lp_(*a, **k))
     X, Xs, y, Cs, gammas = _lupi_path_problem()
     lp = OrdinalLP(X, y, np.unique(y).size, 1.0, X_star=Xs)
     path = lp.solve_path(Cs, gammas)
@@ -543,8 +562,9 @@ def test_dual_path_constant_column(dual_path, small):
     mu = lp.solve_model().fun
     budget = 1.1 * mu
     d = Xz.shape[1]
-    assert lp._dual_solver().max_signed(d - 1, 1.0, budget) is None
-    values = lp.run_tasks([("min", d - 1, None, None), ("max", d - 1, None, None)], budget)
+    assert lp.engine.dual().max_signed(d - 1, 1.0, budget) is None
+    values = lp.run_tasks(as_tasks([("min", d - 1, None, None), ("max", d - 1, None, None)]),
+                          budget)
     np.testing.assert_allclose(values, [0.0, 2 * (budget - mu)], atol=1e-7)
 
 
@@ -554,19 +574,20 @@ def test_dual_path_falls_back_to_the_primal_lp(dual_path, small, monkeypatch):
     X, y = small
     lp = OrdinalLP(X, y, 3, 1.0, probe=True)
     budget = 1.1 * lp.solve_model().fun
-    lp._dual_solver().max_evaluations = 1
-    assert lp._dual_solver().max_signed(0, 1.0, budget) is None
+    lp.engine.dual().max_evaluations = 1
+    assert lp.engine.dual().max_signed(0, 1.0, budget) is None
     tasks = [(k, j, None, None) for j in range(X.shape[1]) for k in ("min", "max")]
     ref = OrdinalLP(X, y, 3, 1.0, probe=True)
     monkeypatch.setattr(dual_path, "MIN_MARGIN_ROWS", 10**9)
-    np.testing.assert_allclose(lp.run_tasks(tasks, budget), ref.run_tasks(tasks, budget),
+    np.testing.assert_allclose(lp.run_tasks(as_tasks(tasks), budget),
+                               ref.run_tasks(as_tasks(tasks), budget),
                                atol=1e-9)
 
 
 def test_dual_path_is_used_only_for_large_plain_models(small):
     X, y = small
-    assert OrdinalLP(X, y, 3, 1.0)._dual_solver() is None  # 40 samples: primal simplex
-    assert OrdinalLP(X, y, 3, 1.0, solver="dual")._dual_solver() is not None
+    assert OrdinalLP(X, y, 3, 1.0).engine.dual() is None  # 40 samples: primal simplex
+    assert OrdinalLP(X, y, 3, 1.0, solver="dual").engine.dual() is not None
     with pytest.raises(ValueError, match="solver must be"):
         OrdinalLP(X, y, 3, 1.0, solver="ipm")
     with pytest.raises(ValueError, match="plain model only"):
@@ -574,12 +595,12 @@ def test_dual_path_is_used_only_for_large_plain_models(small):
     from lupikit.relevance import _dual_path
 
     big = OrdinalLP(np.tile(X, (25, 1)), np.tile(y, 25), 3, 1.0)
-    assert big.R >= _dual_path.MIN_MARGIN_ROWS and big._dual_solver() is not None
+    assert big.R >= _dual_path.MIN_MARGIN_ROWS and big.engine.dual() is not None
     assert OrdinalLP(np.tile(X, (25, 1)), np.tile(y, 25), 3, 1.0,
-                     solver="primal")._dual_solver() is None
+                     solver="primal").engine.dual() is None
     Xs = np.tile(X[:, :2], (25, 1))
     assert OrdinalLP(np.tile(X, (25, 1)), np.tile(y, 25), 3, 1.0,
-                     X_star=Xs)._dual_solver() is None  # LUPI: primal simplex
+                     X_star=Xs).engine.dual() is None  # LUPI: primal simplex
 
 
 def test_lower_bounds_from_the_two_upper_bound_lps_equal_their_own_lp(small):
@@ -587,10 +608,11 @@ def test_lower_bounds_from_the_two_upper_bound_lps_equal_their_own_lp(small):
     lp = OrdinalLP(X, y, 3, 1.0, probe=True)
     budget = 1.1 * lp.solve_model().fun
     d = X.shape[1]
-    alone = lp.run_tasks([("min", j, None, None) for j in range(d)], budget)
+    alone = lp.run_tasks(as_tasks([("min", j, None, None) for j in range(d)]), budget)
     lp2 = OrdinalLP(X, y, 3, 1.0, probe=True)
-    both = lp2.run_tasks([(k, j, None, None) for j in range(d) for k in ("min", "max")], budget)
-    assert len(lp2._signed) == d  # every lower bound was read off the upper-bound LPs
+    both = lp2.run_tasks(as_tasks([(k, j, None, None) for j in range(d) for k in ("min", "max")]),
+                         budget)
+    assert len(lp2.engine._signed) == d  # every lower bound was read off the upper-bound LPs
     np.testing.assert_allclose(both[0::2], alone, atol=1e-7)
     assert max(alone) > 1e-3  # some feature is strongly relevant, so the check is not all zeros
 

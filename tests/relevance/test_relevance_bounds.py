@@ -186,18 +186,18 @@ def test_lupi_certificates_keep_the_primal_fit(n_jobs, monkeypatch):
     # the tilted model's dual (weak duality); solver="primal" solves them all. The
     # fits must agree (regular and privileged intervals, probes, classes), with
     # fewer primal LPs on the certified route
-    from lupikit.relevance import _lp
+    from lupikit.relevance import _primal
 
     X, Xs, y, _, _ = make_lupi_ordinal(n_samples=150, n_strong=2, n_weak=2, n_irrelevant=3,
                                        n_privileged_irrelevant=2, random_state=1)
     solves = []
-    solve = _lp._WarmHighs.solve
+    solve = _primal.WarmPrimal.solve
 
     def counting(self, *args, **kwargs):
         solves.append(1)
         return solve(self, *args, **kwargs)
 
-    monkeypatch.setattr(_lp._WarmHighs, "solve", counting)
+    monkeypatch.setattr(_primal.WarmPrimal, "solve", counting)
     fits = {}
     for solver in ("auto", "primal"):
         solves.clear()
@@ -247,7 +247,7 @@ def test_wrong_solver_answers_are_caught(case, monkeypatch):
     # every solve that a bound is concluded from is checked against its own
     # certificate (dual feasibility and a matching value); a wrong answer is
     # solved again from scratch, so the fit does not change
-    from lupikit.relevance import _highs, _lp
+    from lupikit.relevance import _highs, _primal
 
     if case == "lupi":
         X, Xs, y, _, _ = make_lupi_ordinal(n_samples=120, n_strong=2, n_weak=2,
@@ -264,7 +264,7 @@ def test_wrong_solver_answers_are_caught(case, monkeypatch):
     ref = FeatureRelevanceBounds(**frb).fit(X, y, **kw)
     log = []
     new_highs = _highs._new_highs
-    for module in (_lp, _highs):  # the primal's warm instance and the duals' instances
+    for module in (_primal, _highs):  # the primal's warm instance and the duals' instances
         monkeypatch.setattr(module, "_new_highs", lambda H: _FaultyHighs(new_highs(H), 5, log))
     got = FeatureRelevanceBounds(**frb).fit(X, y, **kw)
     assert len(log) >= 4  # wrong answers were handed out

@@ -13,12 +13,15 @@ information*.
 - :func:`prediction_interval`, :func:`classify_relevance` -- the noise
   thresholds of Section 3.3;
 - :func:`select_C`, :func:`select_C_gamma`, :func:`check_ordinal_labels`, :func:`solve_lp`,
-  :class:`OrdinalLP`, :class:`LinearProgramError` -- building blocks.
+  :class:`OrdinalLP`, :class:`RelevanceTask`, :class:`Probe`,
+  :class:`LinearProgramError` -- building blocks.
 """
 
 from ._bounds import FeatureRelevanceBounds, select_C, select_C_gamma
-from ._lp import LinearProgramError, OrdinalLP, solve_lp
+from ._highs import LinearProgramError, solve_lp
+from ._lp import OrdinalLP
 from ._ordinal import OrdinalRegressionLP, check_ordinal_labels
+from ._tasks import Probe, RelevanceTask
 from ._thresholds import classify_relevance, prediction_interval
 
 __all__ = [
@@ -31,5 +34,7 @@ __all__ = [
     "check_ordinal_labels",
     "solve_lp",
     "OrdinalLP",
+    "RelevanceTask",
+    "Probe",
     "LinearProgramError",
 ]

@@ -9,7 +9,7 @@ import warnings
 from numbers import Integral
 
 import numpy as np
-from joblib import Parallel, delayed
+from joblib import Parallel, delayed, effective_n_jobs
 from sklearn.base import BaseEstimator, _fit_context
 from sklearn.feature_selection import SelectorMixin
 from sklearn.model_selection import KFold, StratifiedKFold
@@ -25,8 +25,10 @@ from tqdm import tqdm
 
 from .._validation import NON_NEGATIVE, POSITIVE, UNIT_OPEN, check_nonempty_grid
 from ..metrics import macro_averaged_mae
-from ._lp import SOLVERS, OrdinalLP
+from ._engine import SOLVERS
+from ._lp import OrdinalLP
 from ._ordinal import CONSTRAINTS, OrdinalRegressionLP, check_fit_inputs, check_ordinal_labels
+from ._tasks import Probe, RelevanceTask
 from ._thresholds import classify_relevance, prediction_interval
 
 __all__ = ["FeatureRelevanceBounds", "select_C", "select_C_gamma"]
@@ -91,10 +93,8 @@ def _cv_errors(X, y, privileged_features, pairs, constraints, cv, random_state, 
     def run_fold(tr, te):
         classes, yb = _fold_labels(y[tr])
         Xs = None if privileged_features is None else privileged_features[tr]
-        # (the LUPI model's LP dual serves its path with "auto"; "dual" names the plain
-        # model's parametric search, which LUPI has not)
         lp = OrdinalLP(X[tr], yb, classes.size, 1.0, constraints, X_star=Xs, gamma=1.0,
-                       solver="auto" if Xs is not None and solver == "dual" else solver)
+                       solver=solver)
         errs = np.empty(len(pairs))
         sols = lp.solve_path([pairs[i][0] for i in order], [pairs[i][1] for i in order])
         for i, x in zip(order, sols):
@@ -587,8 +587,8 @@ class FeatureRelevanceBounds(SelectorMixin, BaseEstimator):
         budget = (1 + self.delta) * mu + 1e-7 * max(1.0, abs(mu))
 
         d, p_ = X.shape[1], (0 if Xs is None else Xs.shape[1])
-        tasks = [(kind, j, None, None) for j in range(d) for kind in ("min", "max")]
-        tasks += [(kind, k, None, None) for k in range(p_) for kind in ("pmin", "pmax")]
+        tasks = [RelevanceTask(kind, j) for j in range(d) for kind in ("min", "max")]
+        tasks += [RelevanceTask(kind, k) for k in range(p_) for kind in ("pmin", "pmax")]
         n_real = len(tasks)
         tasks += self._probe_tasks(X, lp.D - 1, "regular", rng)
         if Xs is not None:
@@ -597,7 +597,7 @@ class FeatureRelevanceBounds(SelectorMixin, BaseEstimator):
         values = self._solve_all(lp, tasks, budget)
         # LP count: minrel 1, maxrel 2 (regular) / 4 (privileged) each
         per = {"min": 1, "max": 2, "pmin": 1, "pmax": 4}
-        self.n_lps_ = int(sum(per[t[0]] for t in tasks))
+        self.n_lps_ = int(sum(per[t.kind] for t in tasks))
 
         w_l1 = np.abs(self.estimator_.coef_).sum()
         if Xs is not None:
@@ -667,10 +667,10 @@ class FeatureRelevanceBounds(SelectorMixin, BaseEstimator):
         feats = rng.choice(Z.shape[1], size=m, replace=True)
         kinds = ("min", "max") if which == "regular" else ("pmin", "pmax")
         tasks = []
-        for f in feats:
-            vals = Z[rng.permutation(Z.shape[0]), f]
-            zero = None if self.probes == "append" else (which, int(f))
-            tasks += [(kinds[0], slot, vals, zero), (kinds[1], slot, vals, zero)]
+        for i, f in enumerate(feats):
+            probe = Probe(i, which == "privileged", Z[rng.permutation(Z.shape[0]), f],
+                          None if self.probes == "append" else int(f))
+            tasks += [RelevanceTask(kinds[0], slot, probe), RelevanceTask(kinds[1], slot, probe)]
         return tasks
 
     def _intervals(self, pop, which):
@@ -697,10 +697,7 @@ class FeatureRelevanceBounds(SelectorMixin, BaseEstimator):
             with tqdm(total=len(tasks), disable=not self.verbose, desc="relevance bounds",
                       leave=False) as bar:
                 return lp.run_tasks(tasks, budget, progress=bar)
-        from joblib import effective_n_jobs
-
         k = max(1, effective_n_jobs(n_jobs))
-        lp._wants_dual()  # decide the route once, before the copies are made
         # tasks come in (lower, upper) pairs of one feature or probe; a pair stays in
         # one chunk, so that the lower bound can be read off its two upper-bound LPs
         pairs = [list(range(i, min(i + 2, len(tasks)))) for i in range(0, len(tasks), 2)]

@@ -70,7 +70,7 @@ class DualPath:
 
     Parameters
     ----------
-    lp : OrdinalLP
+    lp : OrdinalLayout
         A plain (not LUPI) model; its probe slot, if any, is the last weight row.
     api : tuple
         HiGHS' classes, as returned by ``_highs_api``.

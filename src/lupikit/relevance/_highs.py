@@ -1,9 +1,17 @@
-"""The HiGHS adapter of Part III: model building, silent instances, optimality certificates.
+"""The HiGHS adapter of Part III: cold solves, model building, silent instances, certificates.
 
-The bottom layer of :mod:`lupikit.relevance`'s solver: it knows HiGHS'
-Python classes and nothing of the relevance LPs. The LP layout
-(:mod:`._lp`), the dual path (:mod:`._dual_path`) and the LUPI certifier
-(:mod:`._lupi_dual`) build on it.
+The bottom layer of :mod:`lupikit.relevance`'s solver: it knows HiGHS (its
+Python classes, and scipy's ``linprog`` front end) and nothing of the
+relevance LPs. The layers above it, each importing only from the ones below:
+
+1. :mod:`._layout` -- the constraint matrix of the ordinal SVM and its named
+   columns; :mod:`._tasks` -- what a relevance bound asks for;
+2. the backends :mod:`._primal` (warm-started primal simplex),
+   :mod:`._dual_path` (parametric dual search, plain model) and
+   :mod:`._lupi_dual` (weak-duality certificates and C path, LUPI model);
+3. :mod:`._engine` -- the one place that chooses a route and owns the
+   backends and their caches;
+4. :mod:`._lp` -- :class:`~lupikit.relevance.OrdinalLP`, a layout with its engine.
 """
 
 import os
@@ -11,8 +19,115 @@ import sys
 import threading
 
 import numpy as np
+from scipy.optimize import linprog
 
-__all__ = []
+__all__ = ["LinearProgramError", "solve_lp"]
+
+
+class LinearProgramError(RuntimeError):
+    """Raised when a linear program is infeasible, unbounded or fails.
+
+    Attributes
+    ----------
+    status : int
+        The status code of ``scipy.optimize.linprog`` (2 infeasible,
+        3 unbounded, 4 numerical difficulties), except that a model HiGHS
+        rejects (a *model error*, which scipy reports as status 2) has status 4:
+        it is not a proof of infeasibility.
+    """
+
+    def __init__(self, message, status):
+        super().__init__(message)
+        self.status = status
+
+
+_STATUS_TEXT = {
+    1: "hit the iteration limit",
+    2: "is infeasible",
+    3: "is unbounded",
+    4: "ran into numerical difficulties",
+}
+#: HiGHS rejects a model whose matrix has an entry of this magnitude or more (its
+#: option ``large_matrix_value``); costs and bounds from 1e20 on are infinite to it.
+HIGHS_LARGE_MATRIX_VALUE = 1e15
+_MODEL_ERROR_TEXT = (
+    "was rejected by HiGHS as a model error, which says nothing about its feasibility: a "
+    "coefficient lies outside the range HiGHS accepts (matrix entries of "
+    f"{HIGHS_LARGE_MATRIX_VALUE:.0e} or more, costs or bounds of 1e20 or more). Check the "
+    "scale of X, privileged_features and C (standardise the features, e.g. with "
+    "sklearn.preprocessing.StandardScaler)"
+)
+
+
+def _is_model_error(res):
+    """Whether ``linprog`` reports HiGHS' model error (scipy gives it status 2, as infeasible)."""
+    return res.status == 2 and "model error" in str(res.message).lower()
+
+
+def solve_lp(c, A, b, bounds, *, what="linear program", options=None):
+    """Solve ``min c.x s.t. A x <= b, bounds`` with HiGHS; raise on failure.
+
+    Parameters
+    ----------
+    c : ndarray of shape (n_vars,)
+    A : sparse matrix of shape (n_rows, n_vars)
+    b : ndarray of shape (n_rows,)
+    bounds : ndarray of shape (n_vars, 2)
+        Lower and upper bounds (``np.inf`` for none).
+    what : str
+        Name of the problem used in error messages.
+    options : dict or None
+        Extra HiGHS options passed to ``scipy.optimize.linprog``.
+
+    Returns
+    -------
+    res : OptimizeResult
+        The result of ``scipy.optimize.linprog``, with ``res.dual_fun``
+        (the value of the LP dual at HiGHS' multipliers) added.
+
+    Raises
+    ------
+    LinearProgramError
+        If HiGHS reports the problem infeasible or unbounded, or fails; the
+        message names ``what``. A model that HiGHS rejects (a coefficient out
+        of its range) is reported as such, with status 4, never as infeasible.
+
+    Examples
+    --------
+    >>> import numpy as np, scipy.sparse as sp
+    >>> from lupikit.relevance import solve_lp
+    >>> res = solve_lp(np.array([-1.0, -1.0]), sp.csc_array([[1.0, 2.0]]),
+    ...                np.array([4.0]), np.array([[0, np.inf], [0, 1.0]]))
+    >>> round(res.fun, 6), round(res.dual_fun, 6)
+    (-4.0, -4.0)
+    """
+    opts = {"presolve": True}
+    if options:
+        opts.update(options)
+    res = linprog(c, A_ub=A, b_ub=b, bounds=bounds, method="highs", options=opts)
+    if _is_model_error(res):
+        raise LinearProgramError(f"The {what} {_MODEL_ERROR_TEXT} {res.message}.", 4)
+    if res.status != 0:
+        text = _STATUS_TEXT.get(res.status, "failed")
+        raise LinearProgramError(
+            f"The {what} {text} (HiGHS status {res.status}: {res.message}). "
+            "No solution is returned rather than a meaningless one.",
+            res.status,
+        )
+    res.dual_fun = _dual_value(res, b, bounds)
+    return res
+
+
+def _dual_value(res, b, bounds):
+    """Lagrange dual value from HiGHS multipliers (equals res.fun at optimum)."""
+    val = float(np.dot(res.ineqlin.marginals, b))
+    for side, col in (("lower", 0), ("upper", 1)):
+        marg = getattr(res, side).marginals
+        bnd = bounds[:, col]
+        ok = np.isfinite(bnd) & (marg != 0)
+        val += float(np.dot(marg[ok], bnd[ok]))
+    return val
+
 
 
 def _highs_api():

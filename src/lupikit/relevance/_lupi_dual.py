@@ -2,7 +2,7 @@ r"""The LUPI model's LP dual: certificates that spare relevance LPs, and the C p
 
 A LUPI feature's maxrel is the largest of several LPs over the budget set,
 :math:`\max\{t(x): x\in P,\ f(x)\le B\}` with :math:`t(x)=-c^\top x` for each
-signed objective ``c`` of :meth:`OrdinalLP.relevance_objectives` (two for a
+signed objective ``c`` of :meth:`OrdinalLayout.relevance_objectives` (two for a
 regular feature, four for a privileged one). Once the likeliest largest one
 is solved, with value ``beat``, each other one is needed only if it could
 exceed ``beat`` (or, for a regular feature's minrel, if it is negative). For
@@ -57,14 +57,9 @@ class _LupiDual:
         self.lp = lp
         self.api = api
         self.optimal = api[3].kOptimal
-        D, P, K = lp.D, lp.P, lp.K
-        plus = [lp.o_wp + j for j in range(D)]
-        plus += [lp.o_vp + g * P + j for g in (0, 1) for j in range(P)]
-        minus = [lp.o_wm + j for j in range(D)]
-        minus += [lp.o_vm + g * P + j for g in (0, 1) for j in range(P)]
-        free = [lp.o_b + k for k in range(K)] + [lp.o_e + g for g in (0, 1)]
-        self.plus, self.minus, self.free = np.array(plus), np.array(minus), np.array(free)
-        self.n_pairs = len(plus)
+        self.plus, self.minus = lp.weight_pair_cols()
+        self.free = lp.free_cols()
+        self.n_pairs = len(self.plus)
         # the model's rows (one dual column each) of the pair and free columns; kept
         # to check HiGHS' answers
         AT = lp.A[: lp.r_budget][:, np.r_[self.plus, self.free]].T.tocsc()
@@ -109,7 +104,7 @@ def model_path(lp, api, costs):
 
     Parameters
     ----------
-    lp : OrdinalLP
+    lp : OrdinalLayout
         A LUPI model without a probe slot.
     api : tuple
         HiGHS' classes, as returned by ``_highs_api``.
@@ -152,7 +147,7 @@ class LupiCertifier(_LupiDual):
 
     Parameters
     ----------
-    lp : OrdinalLP
+    lp : OrdinalLayout
         A LUPI model with a probe slot; the certifier follows its probe
         columns, probe bounds and model costs (``lp.c_model``).
     api : tuple
@@ -170,9 +165,7 @@ class LupiCertifier(_LupiDual):
     >>> budget = 1.1 * lp.solve_model().fun
     >>> cert = LupiCertifier(lp, _highs_api())
     >>> c, _ = lp.relevance_objectives("max", 0)[0]   # max w_0
-    >>> b = lp.b.copy()
-    >>> b[lp.r_budget] = budget
-    >>> exact = -solve_lp(c, lp.A, b, lp.bounds).fun
+    >>> exact = -solve_lp(c, lp.A, lp.rhs(budget), lp.bounds).fun
     >>> bool(all(cert.bound(c, tau, budget)[0] >= exact - 1e-7 for tau in (0.1, 1.0, 10.0)))
     True
     """
@@ -206,20 +199,19 @@ class LupiCertifier(_LupiDual):
         # order the objectives (cost_of_direction), so they need no check
         self.y = np.asarray(h.getSolution().col_value).copy()
 
-    def sync_probe(self, values, privileged):
-        """Follow the LP's probe slot: ``values`` loaded in the ``privileged`` (or
-        regular) slot, or no probe for ``values=None``."""
+    def sync_probe(self, probe):
+        """Follow the LP's probe slot: ``probe`` (a :class:`~lupikit.relevance._tasks.Probe`)
+        loaded in its slot, or no probe for None."""
         for which in ("regular", "privileged"):
-            on = values is not None and privileged == (which == "privileged")
-            key = values if on else None
-            if self.loaded[which] is key:
+            on = probe is not None and probe.privileged == (which == "privileged")
+            key = probe if on else None
+            if self.loaded[which] == key:
                 continue
             lp = self.lp
             for row in self.probe_rows[which]:
                 if on:
                     col = self.plus[row]
-                    sl = slice(lp.A.indptr[col], lp.A.indptr[col + 1])
-                    for r, v in zip(lp.A.indices[sl], lp.A.data[sl]):
+                    for r, v in zip(*lp.column(col)):
                         if r < lp.r_budget:
                             self.h.changeCoeff(int(row), int(r), float(v))
                     self.lo[row], self.hi[row] = -lp.c_model[col], lp.c_model[self.minus[row]]
@@ -248,9 +240,7 @@ class LupiCertifier(_LupiDual):
         for which, key in self.loaded.items():  # probe rows: from the LP's current columns
             if key is not None:
                 for row in self.probe_rows[which]:
-                    col = self.plus[row]
-                    sl = slice(lp.A.indptr[col], lp.A.indptr[col + 1])
-                    idx, val = lp.A.indices[sl], lp.A.data[sl]
+                    idx, val = lp.column(self.plus[row])
                     keep = idx < lp.r_budget
                     act[row] = val[keep] @ y[idx[keep]]
         lo_all, hi_all = self.lo.copy(), self.hi.copy()

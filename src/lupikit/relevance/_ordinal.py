@@ -8,7 +8,8 @@ from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
 
 from .._validation import POSITIVE, check_privileged_features
-from ._lp import HIGHS_LARGE_MATRIX_VALUE, OrdinalLP
+from ._highs import HIGHS_LARGE_MATRIX_VALUE
+from ._lp import OrdinalLP
 
 __all__ = ["OrdinalRegressionLP", "check_ordinal_labels"]
 

@@ -1,0 +1,368 @@
+"""The relevance engine: one route choice, the backends it owns, and their caches.
+
+:func:`choose_route` is the only place that decides how an LP of an
+:class:`~lupikit.relevance._layout.OrdinalLayout` is solved.
+:class:`RelevanceEngine` owns the backends that the route needs (built on
+first use: :class:`~lupikit.relevance._primal.WarmPrimal`,
+:class:`~lupikit.relevance._dual_path.DualPath`,
+:class:`~lupikit.relevance._lupi_dual.LupiCertifier`), solves the model, its
+path over C and lists of :class:`~lupikit.relevance._tasks.RelevanceTask`, and
+keeps what one task's solves tell about another (feasible points, signed
+maxima) in caches keyed by task.
+"""
+
+import numpy as np
+from scipy.optimize import OptimizeResult
+
+from . import _dual_path, _lupi_dual
+from ._highs import LinearProgramError, _highs_api, solve_lp
+from ._primal import WarmPrimal
+
+__all__ = ["ROUTES", "SOLVERS", "RelevanceEngine", "choose_route"]
+
+#: How relevance upper bounds may be computed (the ``solver`` parameter).
+SOLVERS = ("auto", "primal", "dual")
+#: The routes :func:`choose_route` returns.
+ROUTES = ("cold", "primal", "dual_path", "lupi_certified", "lupi_dual")
+
+
+def choose_route(layout, solver, purpose):
+    """How to solve the LPs of ``layout`` for ``purpose``: the one place that decides.
+
+    Parameters
+    ----------
+    layout : OrdinalLayout
+    solver : {"auto", "primal", "dual"}
+        The user's choice (``FeatureRelevanceBounds(solver=...)``).
+    purpose : {"bounds", "path"}
+        ``"bounds"``: the relevance LPs (and, with a probe slot on the dual
+        route, the model they start from); ``"path"``: the model over a grid
+        of C (and gamma), as cross-validation solves it.
+
+    Returns
+    -------
+    route : str
+        One of :data:`ROUTES`:
+
+        - ``"cold"``: every LP from scratch with ``scipy.optimize.linprog``
+          (only without HiGHS' Python classes);
+        - ``"primal"``: warm-started primal simplex (:mod:`._primal`);
+        - ``"dual_path"``: plain model -- upper bounds by the parametric
+          search over the LP's dual, the path over C on that dual
+          (:mod:`._dual_path`); for bounds, ``solver="auto"`` takes it from
+          ``MIN_MARGIN_ROWS`` margin rows on;
+        - ``"lupi_certified"``: LUPI bounds with a probe slot -- primal
+          simplex, skipping the LPs that the tilted dual rules out
+          (:class:`._lupi_dual.LupiCertifier`);
+        - ``"lupi_dual"``: the LUPI model's path over (C, gamma) on its LP dual
+          (:func:`._lupi_dual.model_path`).
+
+    Raises
+    ------
+    ValueError
+        For an unknown ``solver`` or ``purpose``, or ``solver="dual"`` for the
+        relevance bounds of a LUPI model (the parametric search covers the
+        plain model only).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from lupikit.relevance._engine import choose_route
+    >>> from lupikit.relevance._layout import OrdinalLayout
+    >>> layout = OrdinalLayout(np.eye(3), np.array([0, 1, 1]), 2, 1.0, probe=True)
+    >>> choose_route(layout, "auto", "bounds"), choose_route(layout, "dual", "bounds")
+    ('primal', 'dual_path')
+    """
+    if solver not in SOLVERS:
+        raise ValueError(f"solver must be one of {SOLVERS}, got {solver!r}.")
+    if purpose not in ("bounds", "path"):
+        raise ValueError(f"purpose must be 'bounds' or 'path', got {purpose!r}.")
+    if purpose == "bounds" and solver == "dual" and layout.lupi:
+        raise ValueError("solver='dual' covers the plain model only, not LUPI.")
+    if _highs_api() is None:  # pragma: no cover - highspy is a dependency
+        return "cold"
+    if purpose == "path":
+        if solver == "primal" or (layout.lupi and layout.probe):
+            return "primal"
+        return "lupi_dual" if layout.lupi else "dual_path"
+    if layout.lupi:
+        return "lupi_certified" if solver == "auto" and layout.probe else "primal"
+    if solver == "dual" or (solver == "auto" and layout.R >= _dual_path.MIN_MARGIN_ROWS):
+        return "dual_path"
+    return "primal"
+
+
+class RelevanceEngine:
+    """Solves the model, its C path and relevance tasks of one layout.
+
+    Parameters
+    ----------
+    layout : OrdinalLayout
+        The LP; the engine writes probes and probe bounds into it.
+    solver : {"auto", "primal", "dual"}
+        Passed to :func:`choose_route`; the route of the bounds is decided
+        once, here, and kept by copies (a copy made for a worker rebuilds its
+        HiGHS instances, never its route).
+
+    Attributes
+    ----------
+    route : str
+        The route of the relevance bounds.
+    """
+
+    def __init__(self, layout, solver="auto"):
+        self.layout = layout
+        self.solver = solver
+        self.route = choose_route(layout, solver, "bounds")
+        self._model_result = None
+        self._reset_backends()
+        self._points = []   # feasible points of the budget set, the optimal model first
+        self._signed = {}   # task.target -> (max w, max -w) of a regular weight
+
+    def _reset_backends(self):
+        self._warm = self._dual = self._cert = None
+
+    def __getstate__(self):
+        state = self.__dict__.copy()
+        state.update(_warm=None, _dual=None, _cert=None)  # HiGHS: rebuilt in each process
+        return state
+
+    # ---------------------------------------------------------------- backends
+    def warm(self):
+        """The warm-started primal simplex, or None on the ``"cold"`` route."""
+        if self._warm is None:
+            self._warm = WarmPrimal(self.layout, _highs_api()) if self.route != "cold" else False
+        return self._warm or None
+
+    def dual(self):
+        """The parametric dual search (route ``"dual_path"``), or None."""
+        if self._dual is None:
+            self._dual = (_dual_path.DualPath(self.layout, _highs_api())
+                          if self.route == "dual_path" else False)
+        return self._dual or None
+
+    def certifier(self):
+        """The LUPI certifier (route ``"lupi_certified"``), or None."""
+        if self._cert is None:
+            self._cert = (_lupi_dual.LupiCertifier(self.layout, _highs_api())
+                          if self.route == "lupi_certified" else False)
+        return self._cert or None
+
+    # ------------------------------------------------------------------- model
+    def solve_model(self):
+        """Solve the ordinal SVM itself (no budget row); return the result.
+
+        For the relevance LPs (with a probe slot) on the dual route the
+        optimum is read off the dual search's own first solve, which it needs
+        anyway; the result then carries the same fields (``x``, ``fun`` and
+        the dual's value ``dual_fun``).
+        """
+        lp = self.layout
+        if self._model_result is None and lp.probe and self.route == "dual_path":
+            dual = self.dual()
+            if dual.model is not None:
+                x = lp.point(dual.model[1], dual.model_thresholds)
+                self._model_result = OptimizeResult(
+                    x=x, fun=float(lp.c_model @ x), dual_fun=dual.model_dual_value,
+                    status=0, success=True,
+                    message="dual simplex on the LP dual (lupikit.relevance._dual_path)")
+        if self._model_result is None:
+            self._model_result = solve_lp(
+                lp.c_model, lp.A[: lp.r_budget], lp.b[: lp.r_budget], lp.bounds,
+                what="ordinal regression LP")
+        return self._model_result
+
+    def solve_path(self, C_values, gammas=None):
+        """Solve the model for several C (and gamma), each warm-started from the last.
+
+        Only the objective changes between the solves (the regularisation
+        weights and the slack weight), so every optimal basis stays feasible
+        and primal simplex restarts from it. On the dual routes (see
+        :func:`choose_route`) the model takes its LP dual instead and dual
+        simplex restarts from the last basis: for the plain model C bounds the
+        dual's columns, for LUPI (without a probe slot) the costs are the
+        dual's row bounds.
+
+        Parameters
+        ----------
+        C_values : sequence of float
+        gammas : sequence of float or None
+            Weight of the correcting functions' L1 norm for each solve (LUPI
+            only; default: the layout's ``gamma``).
+
+        Returns
+        -------
+        list of ndarray
+            Solution vectors, in the order of ``C_values``.
+        """
+        lp = self.layout
+        route = choose_route(lp, self.solver, "path")
+        api = _highs_api()
+        if route == "dual_path":
+            path = _dual_path.DualPath(lp, api).model_path(C_values)
+            if path is not None:
+                return [lp.point(w, b) for w, b in path]
+        c_reg, c_loss = lp.cost_parts()
+        c_w = np.zeros(lp.n_vars)
+        plus, minus = lp.weight_pair_cols()
+        c_w[plus[: lp.D]] = c_w[minus[: lp.D]] = 0.5
+        c_v = c_reg - c_w  # 0.5 * gamma on the correcting functions' weights
+        if gammas is None:
+            gammas = [lp.gamma] * len(C_values)
+        costs = [c_w + (g / lp.gamma) * c_v + C * c_loss for C, g in zip(C_values, gammas)]
+        A, b = lp.A[: lp.r_budget], lp.b[: lp.r_budget]
+        if route == "cold":  # pragma: no cover - no HiGHS classes
+            return [solve_lp(c, A, b, lp.bounds, what="ordinal regression LP").x for c in costs]
+        if route == "lupi_dual":
+            path = _lupi_dual.model_path(lp, api, costs)
+            return [x if x is not None else solve_lp(
+                        c, A, b, lp.bounds, what=f"ordinal regression LP (C={C})").x
+                    for x, c, C in zip(path, costs, C_values)]
+        return WarmPrimal(lp, api).model_path(
+            costs, [f"ordinal regression LP (C={C})" for C in C_values])
+
+    # ------------------------------------------------------------------ bounds
+    def run_tasks(self, tasks, budget, progress=None):
+        """Solve a list of :class:`~lupikit.relevance._tasks.RelevanceTask`; return their
+        values in order.
+
+        All upper bounds are solved before the lower bounds. A regular
+        lower bound then needs no LP: the two upper-bound LPs give
+        ``hi = max w_j`` and ``-lo = max -w_j``, and on the convex feasible
+        set ``min |w_j|`` is ``lo`` if ``lo > 0``, ``-hi`` if ``hi < 0`` and
+        0 otherwise (the parametric dual search may stop the second of the two
+        once it certifies a value in ``[0, first)``: both bounds are then
+        already decided). Every solution is kept: a privileged lower bound is 0
+        without solving when a kept solution of the same feasible set already
+        has that weight at 0 (an exact certificate; the optimal model is the
+        first such solution). Infeasible probe LPs give ``nan``.
+        """
+        if not self._points:
+            self._points.append(self.solve_model().x)
+        order = sorted(range(len(tasks)),
+                       key=lambda i: (tasks[i].probe is not None, tasks[i].is_lower))
+        out = [None] * len(tasks)
+        for i in order:
+            out[i] = self._run_task(tasks[i], budget)
+            if progress is not None:
+                progress.update(1)
+        return out
+
+    def _run_task(self, task, budget):
+        lp = self.layout
+        kind, j, probe = task.kind, task.column, task.probe
+        if kind == "min" and task.target in self._signed:
+            # w_j ranges over [lo, hi] on the convex feasible set, and the two maxrel
+            # LPs gave hi = max w_j and -lo = max -w_j: min |w_j| follows exactly
+            hi, neg_lo = self._signed[task.target]
+            return max(0.0, -min(hi, neg_lo))
+        if probe is None and task.is_lower:
+            if any(lp.weight(x, kind, j) <= 1e-12 for x in self._points):
+                return 0.0
+        if probe is not None and task.is_lower and probe.replaces is None:
+            return 0.0  # appended probe: the optimal model (probe weight 0) is feasible
+        if kind == "max" and task.zero_feature is None:
+            value = self._max_by_dual_path(task, budget)
+            if value is not None:
+                return value
+        return self._solve_by_primal(task, budget)
+
+    def _max_by_dual_path(self, task, budget):
+        """A regular maxrel by the parametric dual search, or None (not this route, or
+        the search did not close: the primal LP settles it)."""
+        dual = self.dual()
+        if dual is None or dual.model is None:  # not this route, or its model failed its check
+            return None
+        j, probe = task.column, task.probe
+        if probe is None:
+            dual.probe_off()
+        else:
+            dual.load_probe(probe.values)
+        # the larger signed maximum is max |w_j|; the other one matters only if it is
+        # negative (then min |w_j| = -it > 0). So the likelier larger sign goes first
+        # (the optimal model's, or for a weight of 0 the side where the loss rises
+        # least), and the other search may stop once it certifies a value in
+        # [0, first): then min |w_j| = 0. That value (a feasible one) is kept in
+        # place of its maximum.
+        w0 = 0.0 if probe is not None else dual.model[1][j]
+        first = dual.cheaper_sign(j) if abs(w0) <= 1e-12 else float(np.sign(w0))
+        v1 = dual.max_signed(j, first, budget)
+        v2 = None if v1 is None else dual.max_signed(j, -first, budget, beat=v1)
+        if v2 is None:
+            return None
+        signed = [v1, v2][:: int(first)]
+        self._signed[task.target] = tuple(signed)
+        return max(max(signed), 0.0)
+
+    def _solve_by_primal(self, task, budget):
+        """A bound by warm-started primal simplex (LUPI: with the certifier's skips)."""
+        lp = self.layout
+        kind, j, probe = task.kind, task.column, task.probe
+        warm = self.warm()
+        if probe is not None:
+            lp.set_probe(probe.values, privileged=task.privileged)
+            lp.set_probe_bounds(regular=not task.privileged, privileged=task.privileged)
+        else:
+            lp.set_probe_bounds(regular=False, privileged=False)
+        bounds = lp.bounds_without(task.zero_feature)
+        objectives = lp.relevance_objectives(kind, j)
+        order = list(range(len(objectives)))
+        cert = None
+        if not task.is_lower and task.zero_feature is None and warm is not None:
+            cert = self.certifier()
+        if cert is not None:
+            # LUPI: the cheapest direction first; every other objective is solved only
+            # if a single solve of the tilted model's dual cannot rule it out
+            cert.sync_probe(probe)
+            order.sort(key=lambda i: cert.cost_of_direction(objectives[i][0]))
+        best, tau = None, None
+        signed = [None] * len(objectives)
+        for i in order:
+            c, sign = objectives[i]
+            if cert is not None and best is not None and tau is not None:
+                upper, point = cert.bound(c, tau, budget)
+                # regular features read minrel off both signs: a skipped sign must also
+                # be shown >= 0 by a feasible point (the optimal model, a maximiser)
+                # (an appended probe's weight is 0 in the optimal model)
+                lows = [-c @ x for x in self._points] if probe is None else [0.0]
+                if point is not None and point[0] <= budget:
+                    lows.append(point[1])
+                low = max(lows) if lows else -np.inf
+                if upper < best - 1e-9 * max(1.0, abs(best)) and (kind == "pmax" or low >= 0):
+                    signed[i] = max(low, 0.0) if kind == "max" else low
+                    continue
+            what = f"relevance LP ({kind}, {j})"
+            try:
+                if warm is not None:
+                    fun, x = warm.solve(c, bounds, budget, probe=probe, what=what)
+                else:  # pragma: no cover - no HiGHS classes
+                    res = solve_lp(c, lp.A, lp.rhs(budget), bounds, what=what)
+                    fun, x = res.fun, res.x
+            except LinearProgramError as exc:
+                if probe is not None and exc.status == 2:
+                    return np.nan
+                raise
+            if probe is None:
+                self._points.append(x)
+            val = sign * fun
+            signed[i] = val
+            best = val if best is None else max(best, val)
+            if cert is not None and tau is None and warm.budget_dual < -1e-12:
+                tau = -1.0 / warm.budget_dual  # where this LP's frontier has its slope
+        if kind == "max":
+            self._signed[task.target] = tuple(signed)
+        return max(best, 0.0)
+
+    def solve_relevance(self, kind, j, budget, *, zero_feature=None):
+        """One relevance bound from scratch (cold HiGHS solves): the reference."""
+        lp = self.layout
+        b = lp.rhs(budget)
+        bounds = lp.bounds_without(zero_feature)
+        best = None
+        for c, sign in lp.relevance_objectives(kind, j):
+            res = solve_lp(c, lp.A, b, bounds, what=f"relevance LP ({kind}, feature {j})")
+            val = sign * res.fun
+            if kind in ("min", "pmin"):
+                return max(val, 0.0)
+            best = val if best is None else max(best, val)
+        return max(best, 0.0)
