@@ -1,14 +1,20 @@
 import numpy as np
+import pandas as pd
 import pytest
 from sklearn.linear_model import LogisticRegression
+from sklearn.model_selection import train_test_split
 
 from lupikit.datasets import (
+    TASKS,
     load_adult,
     load_adult_donini,
+    load_adult_fairness,
     load_compas,
     load_german,
+    load_privileged_task,
     make_lupi_classification,
 )
+from lupikit.datasets._tabular import one_hot, standardize, stratified_subsample
 
 
 def test_make_lupi_classification_shapes_and_determinism():
@@ -146,15 +152,17 @@ def test_loaders_close_their_files():
 
     from lupikit import datasets
 
-    loaders = [getattr(datasets, n) for n in datasets.__all__ if n.startswith("load_")]
-    assert len(loaders) >= 8
+    required = {"load_privileged_task": [(name,) for name in TASKS]}  # loaders with arguments
+    calls = [(getattr(datasets, n), args) for n in datasets.__all__ if n.startswith("load_")
+             for args in required.get(n, [()])]
+    assert len(calls) >= 8
     caught, hook = [], sys.unraisablehook
     sys.unraisablehook = caught.append  # a file closed by the collector warns from __del__
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("error", ResourceWarning)
-            for load in loaders:
-                load()
+            for load, args in calls:
+                load(*args)
                 gc.collect()
     finally:
         sys.unraisablehook = hook
@@ -166,3 +174,118 @@ def test_bin_target_rejects_empty_input():
 
     with pytest.raises(ValueError, match="y is empty"):
         bin_target([])
+
+
+# --------------------------------------------------------------------------
+# The task wrappers: load_privileged_task (Part I) and load_adult_fairness (Part IV)
+# --------------------------------------------------------------------------
+@pytest.mark.parametrize("name", TASKS)
+def test_tasks_shapes_and_no_leak(name):
+    t = load_privileged_task(name, n_samples=300, random_state=0)
+    assert t.X.shape[0] == t.X_star.shape[0] == t.y.shape[0] == 300
+    assert set(np.unique(t.y)) == {0, 1}
+    assert np.isfinite(t.X).all() and np.isfinite(t.X_star).all()
+    assert len(t.feature_names) == t.X.shape[1]
+    assert len(t.privileged_names) == t.X_star.shape[1]
+    if name in ("adult", "compas", "german"):
+        assert t.sensitive.shape == (300,)
+        # sensitive attributes are privileged, never regular features
+        for col in t.feature_names:
+            assert not col.startswith(("sex", "race", "status_sex")), col
+        assert any(c.startswith("sex") for c in t.privileged_names)
+    else:
+        assert t.sensitive is None
+
+
+def test_adult_task_keeps_missing_rows_as_nan():
+    t = load_privileged_task("adult", keep_missing=True)
+    assert t.X.shape[0] == t.y.shape[0] == t.sensitive.shape[0] == 48842
+    rows = np.isnan(t.X).any(axis=1)
+    assert rows.sum() == 3620 and np.isfinite(t.X_star).all()
+    # a missing category makes all of that column's dummies NaN, and only those
+    work = [j for j, c in enumerate(t.feature_names) if c.startswith("workclass_")]
+    nan_work = np.isnan(t.X[:, work])
+    assert np.all(nan_work.all(axis=1) | ~nan_work.any(axis=1))
+    assert np.all(np.nansum(t.X[:, work], axis=1)[~nan_work.any(axis=1)] == 1)
+    with pytest.raises(TypeError, match="keep_missing"):
+        load_privileged_task("adult", keep_missing="yes")
+
+
+def test_stratified_subsample_keeps_base_rate():
+    full = load_privileged_task("compas")
+    sub = load_privileged_task("compas", n_samples=1000, random_state=1)
+    assert abs(sub.y.mean() - full.y.mean()) < 0.005
+
+
+def test_bad_task_arguments():
+    with pytest.raises(ValueError, match="name"):
+        load_privileged_task("iris")
+    with pytest.raises(ValueError, match="n_samples"):
+        load_privileged_task("german", n_samples=3)
+
+
+def test_load_adult_fairness_sizes_strata_and_scaling():
+    Xtr, Xte, ytr, yte, Str, Ste = load_adult_fairness()  # the sizes of Table 1
+    assert Xtr.shape == (1628, 103) and Xte.shape == (12661, 103)
+    assert (ytr.sum(), yte.sum(), Str.sum(), Ste.sum()) == (405, 3111, 528.0, 4130.0)
+    # standardised with the training subsample's statistics (constant columns only centred)
+    np.testing.assert_allclose(Xtr.mean(axis=0), 0.0, atol=1e-12)
+    std = Xtr.std(axis=0)
+    assert np.all(np.isclose(std, 1.0) | np.isclose(std, 0.0))
+    assert not np.allclose(Xte.mean(axis=0), 0.0, atol=1e-3)
+    # stratified by sex x income within each file
+    for subset, y, S in (("train", ytr, Str), ("test", yte, Ste)):
+        full = load_adult(subset=subset)
+        female = (full.data["sex"] == "Female").to_numpy()
+        for f in (0, 1):
+            for t in (0, 1):
+                assert np.mean((S == f) & (y == t)) == pytest.approx(
+                    np.mean((female == f) & (full.target == t)), abs=2e-3)
+    # sizes beyond a file take all of its rows; the seed fixes the draw
+    Xtr2 = load_adult_fairness(40_000, 100, random_state=3)[0]
+    assert Xtr2.shape[0] == 30162
+    a, b = load_adult_fairness(300, 400, random_state=5), load_adult_fairness(300, 400, random_state=5)
+    assert all(np.array_equal(u, v) for u, v in zip(a, b))
+
+
+def test_adult_wrappers_share_one_encoding():
+    """load_adult_fairness and load_privileged_task("adult") one-hot encode Adult alike."""
+    full = load_privileged_task("adult")
+    b = load_adult(subset="all")
+    enc = one_hot(b.data)
+    cols = [c for c in enc.columns if not c.startswith(("sex_", "race_"))]
+    assert cols == full.feature_names
+    np.testing.assert_array_equal(enc[cols].to_numpy(), full.X)
+    np.testing.assert_array_equal(enc[full.privileged_names].to_numpy(), full.X_star)
+
+
+def test_tabular_helpers_against_pandas_and_sklearn():
+    frame = load_adult(subset="test").data
+    # without missing values, one_hot is pandas.get_dummies (columns, order, values)
+    ref = pd.get_dummies(frame, dtype=float)
+    enc = one_hot(frame)
+    assert list(enc.columns) == list(ref.columns)
+    np.testing.assert_array_equal(enc.to_numpy(), ref.to_numpy())
+    # a missing category: all dummies of its column NaN in that row, the others intact
+    gap = frame.head(5).copy()
+    gap.loc[2, "workclass"] = np.nan
+    enc = one_hot(gap)
+    work = [c for c in enc.columns if c.startswith("workclass_")]
+    assert enc.loc[2, work].isna().all() and enc.drop(index=2)[work].notna().all().all()
+    # stratified_subsample is train_test_split's stratified draw, sorted
+    strata = frame["sex"].astype(str) + "_" + frame["race"].astype(str)
+    for seed in (0, 7):
+        idx, _ = train_test_split(np.arange(len(strata)), train_size=500, stratify=strata,
+                                  random_state=seed)
+        np.testing.assert_array_equal(stratified_subsample(strata, 500, seed), np.sort(idx))
+    np.testing.assert_array_equal(stratified_subsample(strata, None, 0), np.arange(len(strata)))
+    np.testing.assert_array_equal(stratified_subsample(strata, 10**6, 0), np.arange(len(strata)))
+    # standardize: the training statistics, applied to every array; constant columns centred
+    rng = np.random.default_rng(0)
+    A, B = rng.normal(3.0, 2.0, (50, 3)), rng.normal(size=(20, 3))
+    A[:, 1] = 4.0
+    Az, Bz = standardize(A, B)
+    std = A.std(axis=0)
+    std[1] = 1.0
+    np.testing.assert_allclose(Az, (A - A.mean(axis=0)) / std)
+    np.testing.assert_allclose(Bz, (B - A.mean(axis=0)) / std)

@@ -1,63 +1,14 @@
-"""Tasks and the repeated-split comparison used by the Part I notebooks."""
+"""The repeated-split comparison used by the Part I notebooks (lupikit.boosting.experiments)."""
 
 import numpy as np
 import pytest
 from sklearn.model_selection import StratifiedShuffleSplit
 from sklearn.metrics import roc_auc_score
 
-from lupikit.boosting import (
-    TASKS,
-    PrivilegedBoostingClassifier,
-    compare_models,
-    load_privileged_task,
-)
-from lupikit.boosting._benchmarks import _top_rate
+from lupikit.boosting import PrivilegedBoostingClassifier
+from lupikit.boosting.experiments import _top_rate, compare_models
+from lupikit.datasets import load_privileged_task
 from lupikit.metrics import demographic_parity_difference
-
-
-@pytest.mark.parametrize("name", TASKS)
-def test_tasks_shapes_and_no_leak(name):
-    t = load_privileged_task(name, n_samples=300, random_state=0)
-    assert t.X.shape[0] == t.X_star.shape[0] == t.y.shape[0] == 300
-    assert set(np.unique(t.y)) == {0, 1}
-    assert np.isfinite(t.X).all() and np.isfinite(t.X_star).all()
-    assert len(t.feature_names) == t.X.shape[1]
-    assert len(t.privileged_names) == t.X_star.shape[1]
-    if name in ("adult", "compas", "german"):
-        assert t.sensitive.shape == (300,)
-        # sensitive attributes are privileged, never regular features
-        for col in t.feature_names:
-            assert not col.startswith(("sex", "race", "status_sex")), col
-        assert any(c.startswith("sex") for c in t.privileged_names)
-    else:
-        assert t.sensitive is None
-
-
-def test_adult_task_keeps_missing_rows_as_nan():
-    t = load_privileged_task("adult", keep_missing=True)
-    assert t.X.shape[0] == t.y.shape[0] == t.sensitive.shape[0] == 48842
-    rows = np.isnan(t.X).any(axis=1)
-    assert rows.sum() == 3620 and np.isfinite(t.X_star).all()
-    # a missing category makes all of that column's dummies NaN, and only those
-    work = [j for j, c in enumerate(t.feature_names) if c.startswith("workclass_")]
-    nan_work = np.isnan(t.X[:, work])
-    assert np.all(nan_work.all(axis=1) | ~nan_work.any(axis=1))
-    assert np.all(np.nansum(t.X[:, work], axis=1)[~nan_work.any(axis=1)] == 1)
-    with pytest.raises(TypeError, match="keep_missing"):
-        load_privileged_task("adult", keep_missing="yes")
-
-
-def test_stratified_subsample_keeps_base_rate():
-    full = load_privileged_task("compas")
-    sub = load_privileged_task("compas", n_samples=1000, random_state=1)
-    assert abs(sub.y.mean() - full.y.mean()) < 0.005
-
-
-def test_bad_task_arguments():
-    with pytest.raises(ValueError, match="name"):
-        load_privileged_task("iris")
-    with pytest.raises(ValueError, match="n_samples"):
-        load_privileged_task("german", n_samples=3)
 
 
 def test_top_rate_brute_force():

@@ -15,12 +15,11 @@ from sklearn.model_selection import train_test_split
 from lupikit.boosting import (
     PrivilegedBoostingClassifier,
     SoftLabelBoostingClassifier,
-    load_privileged_task,
     privileged_hessian,
     privileged_loss,
     privileged_negative_gradient,
 )
-from lupikit.datasets import make_lupi_classification
+from lupikit.datasets import load_privileged_task, make_lupi_classification
 from lupikit.boosting._hist import (
     SOFTMAX_HESSIAN_SCALE,
     soft_label_gradient,

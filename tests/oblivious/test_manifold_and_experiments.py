@@ -3,16 +3,10 @@
 import numpy as np
 import pytest
 
+from lupikit.datasets import make_oblivious_regression, make_student_grades
 from lupikit.metrics import beta_dependence
-from lupikit.oblivious import (
-    ObliviousKernel,
-    best_constant_mse,
-    embedding_error,
-    make_oblivious_regression,
-    make_student_grades,
-    manifold_distance,
-    manifold_projection,
-)
+from lupikit.oblivious import ObliviousKernel, manifold_distance, manifold_projection
+from lupikit.oblivious.experiments import best_constant_mse, embedding_error
 
 
 def test_projection_linear_kernel_brute_force():

@@ -7,11 +7,12 @@
 - :func:`privileged_loss`, :func:`privileged_negative_gradient`,
   :func:`privileged_hessian`, :func:`raw_to_proba` — the objective and its
   derivatives, for checks and notebooks.
-- :func:`load_privileged_task`, :func:`compare_models` — the data sets and the
-  repeated-split comparison of the experiments and fairness notebooks.
+
+The repeated-split comparison of the experiments and fairness notebooks is
+:func:`lupikit.boosting.experiments.compare_models`; their tasks come from
+:func:`lupikit.datasets.load_privileged_task`.
 """
 
-from ._benchmarks import TASKS, compare_models, load_privileged_task
 from ._losses import (
     privileged_hessian,
     privileged_loss,
@@ -28,7 +29,4 @@ __all__ = [
     "privileged_negative_gradient",
     "privileged_hessian",
     "raw_to_proba",
-    "TASKS",
-    "load_privileged_task",
-    "compare_models",
 ]

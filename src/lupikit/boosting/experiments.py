@@ -1,31 +1,10 @@
-"""Privileged-information tasks and the repeated-split comparison of Part I.
+"""The protocol of the Part I notebooks (``notebooks/boosting``): repeated-split comparisons.
 
-:func:`load_privileged_task` turns the data sets we can use offline into LUPI
-tasks ``(X, X*, y)`` plus a sensitive group label for the fairness metrics:
-
-========================  ===============================  ==================================
-task                      regular features ``X``           privileged features ``X*``
-========================  ===============================  ==================================
-``"breast_cancer"``       the 10 "mean" and 10 "error"      the 10 "worst" cell-nucleus
-                          cell-nucleus measurements        measurements (the most predictive)
-``"lupi_synthetic"``      noisy mixture of ``X*``           clean latent signal
-                          (:func:`~lupikit.datasets.make_lupi_classification`)
-``"adult"``               census features except sex,      sex and race (one-hot)
-                          race
-``"compas"``              age, juvenile and prior counts,  race and sex (one-hot)
-                          charge degree
-``"german"``              credit features except sex and   sex and age
-                          ``status_sex`` (which encodes
-                          sex)
-========================  ===============================  ==================================
-
-For the fairness tasks the sensitive attributes are the privileged features,
-as in Yan et al. (2023); ``sensitive`` is one binary group label used by the
-fairness metrics: sex (Adult, German) or African-American vs other (COMPAS).
-
-:func:`compare_models` fits a dictionary of estimators on repeated stratified
-splits and scores them (AUC-ROC, precision, recall, accuracy and the fairness
-metrics of :mod:`lupikit.metrics`).
+A helper for reproducing the experiments of Yan et al. (2023), not an
+estimator: :func:`compare_models` fits a dictionary of estimators on repeated
+stratified splits of a task of :func:`~lupikit.datasets.load_privileged_task`
+and scores them (AUC-ROC, precision, recall, accuracy and the fairness metrics
+of :mod:`lupikit.metrics`). The estimators are in :mod:`lupikit.boosting`.
 """
 
 import numbers
@@ -34,147 +13,18 @@ import numpy as np
 import pandas as pd
 from joblib import Parallel, delayed
 from sklearn.base import clone
-from sklearn.datasets import load_breast_cancer
 from sklearn.metrics import accuracy_score, precision_score, recall_score, roc_auc_score
 from sklearn.model_selection import StratifiedShuffleSplit
-from sklearn.utils import Bunch, check_random_state
+from sklearn.utils import check_random_state
 
 from .._progress import progress as show_progress
-from ..datasets import load_adult, load_compas, load_german, make_lupi_classification
 from ..metrics import (
     beta_dependence,
     demographic_parity_difference,
     equalized_odds_difference,
 )
 
-__all__ = ["TASKS", "load_privileged_task", "compare_models"]
-
-TASKS = ("breast_cancer", "lupi_synthetic", "adult", "compas", "german")
-
-
-def _one_hot(frame):
-    """One-hot columns; a missing category makes all of its column's dummies NaN."""
-    # pandas' order: the numeric columns first, then the dummies column by column
-    numeric = [c for c in frame.columns if pd.api.types.is_numeric_dtype(frame[c])]
-    parts = [frame[numeric].astype(float)]
-    for col in frame.columns.difference(numeric, sort=False):
-        dummies = pd.get_dummies(frame[col], prefix=col, dtype=float)
-        dummies.loc[frame[col].isna().to_numpy()] = np.nan
-        parts.append(dummies)
-    return pd.concat(parts, axis=1)
-
-
-def _subsample(rng, y, n):
-    """Stratified subsample of ``n`` row indices (all rows if n is None)."""
-    if n is None or n >= len(y):
-        return np.arange(len(y))
-    sss = StratifiedShuffleSplit(n_splits=1, train_size=n, random_state=rng)
-    idx, _ = next(sss.split(np.zeros(len(y)), y))
-    return np.sort(idx)
-
-
-def load_privileged_task(name, *, n_samples=None, random_state=None, keep_missing=False):
-    """Load one of the Part I tasks as ``(X, X*, y, sensitive)``.
-
-    Parameters
-    ----------
-    name : {"breast_cancer", "lupi_synthetic", "adult", "compas", "german"}
-        Task name (see the module docstring for the feature split).
-    n_samples : int or None, default=None
-        If set, a stratified random subsample of this many rows (the size of
-        the synthetic task; 2000 rows if None for ``"lupi_synthetic"``).
-    random_state : int, RandomState instance or None, default=None
-        Seeds the subsample and the synthetic generator.
-    keep_missing : bool, default=False
-        Adult only: keep the 3,620 rows with a missing category (48,842 rows
-        in all instead of 45,222); the one-hot columns of a missing category
-        are NaN there, for estimators that handle missing values (the
-        histogram engine of :class:`PrivilegedBoostingClassifier`). The other
-        tasks have no missing values, and it changes nothing for them.
-
-    Returns
-    -------
-    task : :class:`sklearn.utils.Bunch`
-        ``X``, ``X_star`` (float arrays), ``y`` (0/1), ``sensitive`` (0/1
-        group label, or None for tasks without a sensitive attribute),
-        ``feature_names``, ``privileged_names``, ``name`` and ``DESCR``.
-
-    Examples
-    --------
-    >>> from lupikit.boosting import load_privileged_task
-    >>> task = load_privileged_task("german")
-    >>> task.X.shape[0], task.privileged_names
-    (1000, ['age', 'sex_female', 'sex_male'])
-    """
-    if name not in TASKS:
-        raise ValueError(f"name must be one of {TASKS}, got {name!r}.")
-    if n_samples is not None and (
-        not isinstance(n_samples, numbers.Integral) or n_samples < 10
-    ):
-        raise ValueError(f"n_samples must be an integer >= 10 or None, got {n_samples!r}.")
-    if not isinstance(keep_missing, bool):
-        raise TypeError(f"keep_missing must be True or False, got {keep_missing!r}.")
-    rng = check_random_state(random_state)
-    sensitive = None
-    if name == "lupi_synthetic":
-        n = 2000 if n_samples is None else int(n_samples)
-        X, X_star, y = make_lupi_classification(
-            n, n_features=20, n_privileged=5, noise=1.5, label_noise=0.05,
-            random_state=rng,
-        )
-        names = [f"x{j}" for j in range(X.shape[1])]
-        pnames = [f"x*{j}" for j in range(X_star.shape[1])]
-        descr = "make_lupi_classification(n_features=20, n_privileged=5, noise=1.5)"
-        return Bunch(X=X, X_star=X_star, y=y, sensitive=None, feature_names=names,
-                     privileged_names=pnames, name=name, DESCR=descr)
-    if name == "breast_cancer":
-        bc = load_breast_cancer()
-        names = list(bc.feature_names)
-        priv = [j for j, f in enumerate(names) if f.startswith("worst")]
-        reg = [j for j in range(len(names)) if j not in priv]
-        # scikit-learn codes malignant as 0; make malignant the positive class
-        X, X_star, y = bc.data[:, reg], bc.data[:, priv], 1 - bc.target
-        fn, pn = [names[j] for j in reg], [names[j] for j in priv]
-        descr = ("Wisconsin diagnostic breast cancer (scikit-learn); positive = "
-                 "malignant; X* = the 10 'worst' measurements.")
-    elif name == "adult":
-        b = load_adult(subset="all", dropna=not keep_missing)
-        sens = ["sex", "race"]
-        X_df = _one_hot(b.data.drop(columns=sens))
-        S_df = _one_hot(b.data[sens])
-        X, X_star, y = X_df.to_numpy(), S_df.to_numpy(), b.target
-        fn, pn = list(X_df.columns), list(S_df.columns)
-        sensitive = (b.data["sex"] == "Female").to_numpy().astype(int)
-        descr = ("UCI Adult (train + test" + (", rows with missing values kept as NaN" if keep_missing
-                                              else ", rows with missing values dropped")
-                 + "); X* = sex, race; groups: female vs male.")
-    elif name == "compas":
-        b = load_compas()
-        sens = ["race", "sex"]
-        keep = ["age", "juv_fel_count", "juv_misd_count", "juv_other_count",
-                "priors_count", "c_charge_degree"]
-        X_df = _one_hot(b.data[keep])
-        S_df = _one_hot(b.data[sens])
-        X, X_star, y = X_df.to_numpy(), S_df.to_numpy(), b.target
-        fn, pn = list(X_df.columns), list(S_df.columns)
-        sensitive = (b.data["race"] == "African-American").to_numpy().astype(int)
-        descr = ("ProPublica COMPAS (two-year recidivism), without the COMPAS scores; "
-                 "X* = race, sex; groups: African-American vs other.")
-    else:  # german
-        b = load_german()
-        X_df = _one_hot(b.data.drop(columns=["sex", "age", "status_sex"]))
-        S_df = pd.concat([b.data[["age"]].astype(float), _one_hot(b.data[["sex"]])], axis=1)
-        X, X_star, y = X_df.to_numpy(), S_df.to_numpy(), b.target
-        fn, pn = list(X_df.columns), list(S_df.columns)
-        sensitive = (b.data["sex"] == "female").to_numpy().astype(int)
-        descr = ("Statlog German credit; positive = good risk; X* = sex, age; "
-                 "status_sex dropped from X (it encodes sex); groups: female vs male.")
-    idx = _subsample(rng, y, n_samples)
-    return Bunch(
-        X=np.asarray(X, dtype=float)[idx], X_star=np.asarray(X_star, dtype=float)[idx],
-        y=np.asarray(y)[idx], sensitive=None if sensitive is None else sensitive[idx],
-        feature_names=fn, privileged_names=pn, name=name, DESCR=descr,
-    )
+__all__ = ["compare_models"]
 
 
 def _top_rate(proba, rate):
@@ -237,7 +87,7 @@ def compare_models(models, task, *, n_repeats=3, test_size=0.3, privileged_only=
         features (a ``teacher`` parameter or ``mode`` other than ``"nf"``)
         receive ``privileged_features=X*`` in ``fit``; all predict from ``X``.
     task : Bunch
-        As returned by :func:`load_privileged_task`.
+        As returned by :func:`~lupikit.datasets.load_privileged_task`.
     n_repeats : int, default=3
         Number of random train/test splits.
     test_size : float, default=0.3
@@ -265,8 +115,9 @@ def compare_models(models, task, *, n_repeats=3, test_size=0.3, privileged_only=
 
     Examples
     --------
-    >>> from lupikit.boosting import (PrivilegedBoostingClassifier,
-    ...                               compare_models, load_privileged_task)
+    >>> from lupikit.boosting import PrivilegedBoostingClassifier
+    >>> from lupikit.boosting.experiments import compare_models
+    >>> from lupikit.datasets import load_privileged_task
     >>> task = load_privileged_task("breast_cancer")
     >>> res = compare_models({"NF": PrivilegedBoostingClassifier(mode="nf", n_estimators=20)},
     ...                      task, n_repeats=2, random_state=0)

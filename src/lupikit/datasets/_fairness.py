@@ -17,7 +17,10 @@ Use :func:`pandas.get_dummies` (or scikit-learn's ``OneHotEncoder``) to turn
 
 :func:`load_adult_donini` is different: it returns the ready-made numeric
 train/test arrays of Donini et al.'s (2018) Adult extraction, the data of
-Grünewälder & Khaleghi's (2021) Table 1.
+Grünewälder & Khaleghi's (2021) Table 1. :func:`load_adult_fairness` returns
+numeric arrays too: a one-hot encoded, standardised subsample of the size of
+that extraction, one-hot encoded and subsampled by the same code as the
+Adult task of :func:`~lupikit.datasets.load_privileged_task`.
 """
 
 import gzip
@@ -26,9 +29,11 @@ from importlib import resources
 
 import numpy as np
 import pandas as pd
-from sklearn.utils import Bunch
+from sklearn.utils import Bunch, check_random_state
 
-__all__ = ["load_adult", "load_adult_donini", "load_compas", "load_german"]
+from ._tabular import one_hot, standardize, stratified_subsample
+
+__all__ = ["load_adult", "load_adult_donini", "load_adult_fairness", "load_compas", "load_german"]
 
 _ADULT_COLUMNS = [
     "age", "workclass", "fnlwgt", "education", "education_num",
@@ -202,10 +207,8 @@ def load_adult_donini(*, smaller=True):
         values, code = np.unique(numeric[col].to_numpy(dtype=str), return_inverse=True)
         numeric[col] = code.ravel()
         codes[col] = values
-    M = numeric.to_numpy(dtype=np.float64)
-    mean, std = M.mean(axis=0), M.std(axis=0)  # StandardScaler: population std
-    std[std == 0] = 1.0
-    M = (M - mean) / std
+    # one StandardScaler (population std) fitted on all rows, test rows included
+    (M,) = standardize(numeric.to_numpy(dtype=np.float64))
     keep = [j for j, c in enumerate(numeric.columns) if c != "native_country"]
     feature_names = [str(numeric.columns[j]) for j in keep]
     M = M[:, keep]
@@ -236,6 +239,64 @@ def load_adult_donini(*, smaller=True):
             "included."
         ),
     )
+
+
+def load_adult_fairness(n_train=1628, n_test=12661, *, random_state=0):
+    """Adult with ``sex`` as the sensitive attribute, sized as in Table 1.
+
+    A subsample of the size of Donini et al.'s extraction ("smaller option":
+    1628 training and 12661 test points; :func:`load_adult_donini` rebuilds
+    the extraction itself) drawn from :func:`load_adult`, stratified by sex x
+    income, the training points from the original training file and the test
+    points from the original test file. Categorical columns are one-hot
+    encoded and all columns standardised with statistics of the training
+    subsample. The ``sex`` columns stay among the features (as in Donini et
+    al.'s setup); ``S`` is 1 for female, 0 for male.
+
+    Parameters
+    ----------
+    n_train, n_test : int, default=1628, 12661
+        Sizes of the training and test subsamples (all rows of the file when
+        larger than it: 30,162 and 15,060).
+    random_state : int, RandomState instance or None, default=0
+        Seeds both subsamples.
+
+    Returns
+    -------
+    X_train, X_test : ndarray
+    y_train, y_test : ndarray of {0, 1} (1 = income above 50K)
+    S_train, S_test : ndarray of {0, 1}
+
+    See Also
+    --------
+    load_adult_donini : the extraction of Donini et al. itself (label-encoded).
+    load_privileged_task : Adult as a LUPI task, sex and race as privileged
+        features.
+
+    Examples
+    --------
+    >>> from lupikit.datasets import load_adult_fairness
+    >>> Xtr, Xte, ytr, yte, Str, Ste = load_adult_fairness(200, 300)
+    >>> Xtr.shape[0], Xte.shape[0], Xtr.shape[1] == Xte.shape[1]
+    (200, 300, True)
+    """
+    rng = check_random_state(random_state)
+    parts = []
+    for subset, n in (("train", n_train), ("test", n_test)):
+        b = load_adult(subset=subset)
+        strat = b.data["sex"].astype(str) + "_" + b.target.astype(str)
+        # a seed is drawn only for a file that is subsampled
+        seed = rng.randint(2**31 - 1) if n < len(b.target) else None
+        idx = stratified_subsample(strat, n, seed)
+        parts.append((b.data.iloc[idx].reset_index(drop=True), b.target[idx]))
+    (dtr, ytr), (dte, yte) = parts
+    # one encoding of both subsamples: the same columns, also for a category
+    # that only one of them contains
+    both = one_hot(pd.concat([dtr, dte], ignore_index=True))
+    Xtr, Xte = standardize(both.iloc[: len(dtr)].to_numpy(), both.iloc[len(dtr):].to_numpy())
+    Str = (dtr["sex"] == "Female").to_numpy().astype(float)
+    Ste = (dte["sex"] == "Female").to_numpy().astype(float)
+    return Xtr, Xte, ytr, yte, Str, Ste
 
 
 def load_compas():

@@ -12,20 +12,13 @@ conditional expectation estimated by a plug-in partition estimator.
 - :class:`FERM` -- the equal-opportunity SVM of Donini et al. (2018), baseline;
 - :func:`manifold_projection`, :func:`manifold_distance` -- Appendix E.3 and
   the empirical :math:`d_n(Z + h', M)` of Eq. (5);
-- :class:`CellPartition` -- partitions of the sensitive space;
-- data generators and experiment drivers used by the notebooks.
+- :class:`CellPartition` -- partitions of the sensitive space.
+
+The protocols of the notebooks are in :mod:`lupikit.oblivious.experiments`,
+their data generators and the Adult subsample in :mod:`lupikit.datasets`.
 """
 
 from ._estimators import ObliviousRidge, ObliviousSVC
-from ._experiments import (
-    best_constant_mse,
-    embedding_error,
-    load_adult_fairness,
-    make_additive_dependence,
-    make_oblivious_regression,
-    make_student_grades,
-    ridge_experiment,
-)
 from ._ferm import FERM
 from ._kernel import ObliviousKernel
 from ._manifold import manifold_distance, manifold_projection
@@ -39,11 +32,4 @@ __all__ = [
     "CellPartition",
     "manifold_projection",
     "manifold_distance",
-    "make_additive_dependence",
-    "make_student_grades",
-    "make_oblivious_regression",
-    "best_constant_mse",
-    "ridge_experiment",
-    "embedding_error",
-    "load_adult_fairness",
 ]

@@ -1,142 +1,26 @@
-"""Data generators and experiment drivers for the notebooks of Part IV.
+"""The protocols of the Part IV notebooks (``notebooks/oblivious``).
 
-Everything a notebook of ``notebooks/oblivious`` needs beyond plotting lives
-here, so that the notebooks only call the library.
+Helpers for reproducing the experiments of Grünewälder & Khaleghi (2021), not
+estimators: the best constant predictor of Section 7.2
+(:func:`best_constant_mse`), one repetition of its ridge-regression
+experiment (:func:`ridge_experiment`) and the estimation error of the plug-in
+conditional mean embedding of Section 6.2 (:func:`embedding_error`). The
+estimators are in :mod:`lupikit.oblivious`; the data generators and the Adult
+subsample of these experiments are in :mod:`lupikit.datasets`
+(:func:`~lupikit.datasets.make_additive_dependence`,
+:func:`~lupikit.datasets.make_student_grades`,
+:func:`~lupikit.datasets.make_oblivious_regression`,
+:func:`~lupikit.datasets.load_adult_fairness`).
 """
 
 import numpy as np
-import pandas as pd
-from scipy import stats
-from sklearn.model_selection import train_test_split
 from sklearn.utils import check_random_state
 
-from ..datasets import load_adult
+from ..datasets import make_oblivious_regression
 from ._kernel import ObliviousKernel
 from ._partition import CellPartition
 
-__all__ = [
-    "make_additive_dependence",
-    "make_student_grades",
-    "make_oblivious_regression",
-    "best_constant_mse",
-    "ridge_experiment",
-    "embedding_error",
-    "load_adult_fairness",
-]
-
-
-def make_additive_dependence(n_samples, setting="square", random_state=None):
-    """The data of Figure 2: ``X = S + U`` with ``S`` and ``U`` independent.
-
-    Parameters
-    ----------
-    n_samples : int
-    setting : {"square", "sin"}, default="square"
-        ``"square"``: S ~ U[0, 1], U ~ U[-1/2, 1/2] (used with h(x) = x^2);
-        ``"sin"``: S ~ U[0, 2 pi], U ~ U[0, pi/2] (used with h(x) = sin x).
-    random_state : int, RandomState or None
-
-    Returns
-    -------
-    X : ndarray of shape (n_samples, 1)
-    S : ndarray of shape (n_samples,)
-
-    Examples
-    --------
-    >>> from lupikit.oblivious import make_additive_dependence
-    >>> X, S = make_additive_dependence(5, random_state=0)
-    >>> X.shape, S.shape
-    ((5, 1), (5,))
-    """
-    rng = check_random_state(random_state)
-    if setting == "square":
-        S = rng.uniform(0.0, 1.0, n_samples)
-        U = rng.uniform(-0.5, 0.5, n_samples)
-    elif setting == "sin":
-        S = rng.uniform(0.0, 2 * np.pi, n_samples)
-        U = rng.uniform(0.0, np.pi / 2, n_samples)
-    else:
-        raise ValueError(f"setting={setting!r} must be 'square' or 'sin'.")
-    return (S + U)[:, None], S
-
-
-def make_student_grades(n_samples, *, threshold=2.0, boost_prob=0.9, mu=2.5, sigma=0.5,
-                        random_state=None):
-    """The student-grades simulation of Section 7.1.
-
-    ``S ~ Bernoulli(1/2)``; the original grade ``X0`` is a normal
-    ``N(mu, sigma^2)`` truncated to ``[1, 4]``; the observed grade is
-    ``X = X0 - B`` for ``S = 0`` and ``X0 + B`` for ``S = 1`` with
-    ``B ~ Bernoulli(boost_prob)``. The observed label is
-    ``Y = Y0 * 1{X + S >= threshold}`` with ``Y0 ~ Bernoulli(X0 / 4)``, the
-    fair label is ``Y* = Y0 * 1{X0 >= threshold}``: the same noisy decision
-    applied to the unmodified grade (Eq. 13; the extracted text of the paper
-    lost the factor, the authors' public script has it). The paper does not
-    state ``mu``, ``sigma`` and the law of ``Y0``; the defaults follow the
-    authors' public script (which uses ``threshold=2.5``; the paper's text
-    says 2, our default).
-
-    Returns
-    -------
-    X : ndarray of shape (n_samples, 1)
-    S : ndarray of shape (n_samples,)
-    y : ndarray of shape (n_samples,) of {0, 1}
-        Observed (biased) labels.
-    y_true : ndarray of shape (n_samples,) of {0, 1}
-        Fair ground-truth labels (same ``Y0`` as ``y``).
-
-    Examples
-    --------
-    >>> from lupikit.oblivious import make_student_grades
-    >>> X, S, y, y_true = make_student_grades(100, random_state=0)
-    >>> sorted(set(y.tolist()) | set(y_true.tolist()))
-    [0, 1]
-    """
-    rng = check_random_state(random_state)
-    S = rng.binomial(1, 0.5, n_samples)
-    a, b = (1.0 - mu) / sigma, (4.0 - mu) / sigma
-    X0 = stats.truncnorm.rvs(a, b, loc=mu, scale=sigma, size=n_samples, random_state=rng)
-    B = rng.binomial(1, boost_prob, n_samples)
-    X = np.where(S == 0, X0 - B, X0 + B)
-    Y0 = rng.binomial(1, X0 / 4.0)
-    y = Y0 * (X + S >= threshold)
-    y_true = (Y0 * (X0 >= threshold)).astype(int)
-    return X[:, None], S.astype(float), y.astype(int), y_true
-
-
-def make_oblivious_regression(n_samples, gamma, *, experiment=1, noise_var=0.1,
-                              random_state=None):
-    """The ridge-regression data of Section 7.2.
-
-    ``S, U ~ U[-5, 5]`` independent, ``X = gamma U + (1 - gamma) S``;
-    Experiment 1: ``Y = X^2 + eps``; Experiment 2: ``Y = X^2 + S^2 + eps``,
-    with ``eps ~ N(0, noise_var)``.
-
-    Returns
-    -------
-    X : ndarray of shape (n_samples, 1)
-    S : ndarray of shape (n_samples,)
-    y : ndarray of shape (n_samples,)
-
-    Examples
-    --------
-    >>> from lupikit.oblivious import make_oblivious_regression
-    >>> X, S, y = make_oblivious_regression(4, 0.0, random_state=0)
-    >>> bool(abs(X[:, 0] - S).max() == 0)
-    True
-    """
-    if experiment not in (1, 2):
-        raise ValueError(f"experiment={experiment!r} must be 1 or 2.")
-    if not 0.0 <= gamma <= 1.0:
-        raise ValueError(f"gamma={gamma!r} must lie in [0, 1].")
-    rng = check_random_state(random_state)
-    S = rng.uniform(-5.0, 5.0, n_samples)
-    U = rng.uniform(-5.0, 5.0, n_samples)
-    X = gamma * U + (1.0 - gamma) * S
-    y = X**2 + rng.normal(scale=np.sqrt(noise_var), size=n_samples)
-    if experiment == 2:
-        y = y + S**2
-    return X[:, None], S, y
+__all__ = ["best_constant_mse", "ridge_experiment", "embedding_error"]
 
 
 def best_constant_mse(experiment=1, noise_var=0.1):
@@ -150,7 +34,7 @@ def best_constant_mse(experiment=1, noise_var=0.1):
 
     Examples
     --------
-    >>> from lupikit.oblivious import best_constant_mse
+    >>> from lupikit.oblivious.experiments import best_constant_mse
     >>> round(best_constant_mse(1), 2), round(best_constant_mse(2), 2)
     (55.66, 222.32)
     """
@@ -177,10 +61,11 @@ def ridge_experiment(gamma, *, experiment=1, n_est=500, n_train=500, n_val=100, 
     points. The partition of ``S`` is the ``n_bins``-cell equal-width grid on
     ``[-5, 5]``; the kernel is ``exp(-kernel_gamma (x - y)^2)``.
 
-    The three estimators are exactly those of :class:`ObliviousRidge` (ORR:
-    ``markov=False``, M-ORR: ``markov=True``) and
-    :class:`sklearn.kernel_ridge.KernelRidge`; for speed the whole path over
-    ``alphas`` is computed from one eigendecomposition of each Gram matrix.
+    The three estimators are exactly those of
+    :class:`~lupikit.oblivious.ObliviousRidge` (ORR: ``markov=False``, M-ORR:
+    ``markov=True``) and :class:`sklearn.kernel_ridge.KernelRidge`; for speed
+    the whole path over ``alphas`` is computed from one eigendecomposition of
+    each Gram matrix.
 
     Returns
     -------
@@ -190,7 +75,7 @@ def ridge_experiment(gamma, *, experiment=1, n_est=500, n_train=500, n_val=100, 
 
     Examples
     --------
-    >>> from lupikit.oblivious import ridge_experiment
+    >>> from lupikit.oblivious.experiments import ridge_experiment
     >>> r = ridge_experiment(0.5, n_est=60, n_train=60, n_val=30, n_test=30,
     ...                      alphas=[0.1, 1.0], random_state=0)
     >>> sorted(k for k in r if not k.startswith("alpha"))
@@ -265,7 +150,7 @@ def embedding_error(n_samples, *, s_dim=0, n_bins=None, tau=0.5, kernel_gamma=1.
 
     Examples
     --------
-    >>> from lupikit.oblivious import embedding_error
+    >>> from lupikit.oblivious.experiments import embedding_error
     >>> e1 = embedding_error(100, random_state=0)
     >>> e2 = embedding_error(10000, random_state=0)
     >>> bool(e2 < e1)
@@ -310,50 +195,3 @@ def embedding_error(n_samples, *, s_dim=0, n_bins=None, tau=0.5, kernel_gamma=1.
         err2[sel] = self_term - 2.0 * cross + c2
     return float(np.sqrt(max(np.sum(weights * err2), 0.0)))
 
-
-def load_adult_fairness(n_train=1628, n_test=12661, *, random_state=0):
-    """Adult with ``sex`` as the sensitive attribute, sized as in Table 1.
-
-    Donini et al.'s extraction ("smaller option": 1628 training and 12661
-    test points) is not available offline; this draws a subsample of the same
-    size from :func:`lupikit.datasets.load_adult`, stratified by sex x income,
-    the training points from the original training file and the test points
-    from the original test file. Categorical columns are one-hot encoded and
-    all columns standardised with statistics of the training subsample. The
-    ``sex`` columns stay among the features (as in Donini et al.'s setup);
-    ``S`` is 1 for female, 0 for male.
-
-    Returns
-    -------
-    X_train, X_test : ndarray
-    y_train, y_test : ndarray of {0, 1} (1 = income above 50K)
-    S_train, S_test : ndarray of {0, 1}
-
-    Examples
-    --------
-    >>> from lupikit.oblivious import load_adult_fairness
-    >>> Xtr, Xte, ytr, yte, Str, Ste = load_adult_fairness(200, 300)
-    >>> Xtr.shape[0], Xte.shape[0], Xtr.shape[1] == Xte.shape[1]
-    (200, 300, True)
-    """
-    rng = check_random_state(random_state)
-    parts = []
-    for subset, n in (("train", n_train), ("test", n_test)):
-        b = load_adult(subset=subset)
-        strat = b.data["sex"].astype(str) + "_" + b.target.astype(str)
-        if n < len(b.target):
-            idx, _ = train_test_split(np.arange(len(b.target)), train_size=n,
-                                      stratify=strat, random_state=rng.randint(2**31 - 1))
-        else:
-            idx = np.arange(len(b.target))
-        parts.append((b.data.iloc[np.sort(idx)].reset_index(drop=True), b.target[np.sort(idx)]))
-    (dtr, ytr), (dte, yte) = parts
-    both = pd.get_dummies(pd.concat([dtr, dte], ignore_index=True), dtype=float)
-    Xtr = both.iloc[: len(dtr)].to_numpy()
-    Xte = both.iloc[len(dtr):].to_numpy()
-    mean, std = Xtr.mean(axis=0), Xtr.std(axis=0)
-    std[std == 0] = 1.0
-    Xtr, Xte = (Xtr - mean) / std, (Xte - mean) / std
-    Str = (dtr["sex"] == "Female").to_numpy().astype(float)
-    Ste = (dte["sex"] == "Female").to_numpy().astype(float)
-    return Xtr, Xte, ytr, yte, Str, Ste

@@ -13,9 +13,11 @@ the primal solution recovered from them (``primal_``), the duality gap and the
 KKT residuals. Solvers: ``"smo"`` (:func:`smo_solve`) and ``"cvxopt"``.
 :class:`PCAPrivileged` derives privileged features from ``X`` when no expert
 provides them (Section 5.1).
+
+The protocol of the UCI notebook (tuning on a held-out set, then k-fold
+cross-validation) is in :mod:`lupikit.twinsvm.experiments`.
 """
 
-from ._experiments import cross_validate_lupi, holdout_tune
 from ._losses import hinge_loss, linear_loss, pinball_loss, quadratic_loss
 from ._primal import solve_primal
 from ._privileged import PCAPrivileged, PCAPrivilegedClassifier
@@ -44,6 +46,4 @@ __all__ = [
     "hinge_loss",
     "quadratic_loss",
     "pinball_loss",
-    "holdout_tune",
-    "cross_validate_lupi",
 ]

@@ -1,4 +1,9 @@
-"""Experiment protocol of Section 5.1: tune on a held-out 10%, then 5-fold CV.
+"""The protocol of the Part II notebooks (``notebooks/twinsvm``): Section 5.1 of the paper.
+
+Helpers for reproducing the UCI experiments of the pinball twin SVM paper,
+not estimators (those are in :mod:`lupikit.twinsvm`): tune on a held-out 10%
+(:func:`holdout_tune`), then 5-fold cross-validation
+(:func:`cross_validate_lupi`).
 
 The paper tunes ``c1, c2, gamma, tau`` and the kernel width "using a tuning
 set comprising of 10 percent of the data set which is further sent back to
@@ -7,6 +12,13 @@ set, pick the hyperparameters that score best on it when trained on the other
 90%, put the tuning set back, and report stratified 5-fold cross-validation
 of the chosen model on all the data. Privileged features, when derived from
 ``X`` (PCA), are recomputed inside every training set.
+
+A fit whose dual solver stops at ``max_iter`` raises a
+:class:`~sklearn.exceptions.ConvergenceWarning`. Both functions count these
+warnings fit by fit (also for fits run in joblib workers, whose warnings
+never reach the caller) and emit one summarising ``ConvergenceWarning`` that
+names the estimator and how many fits did not converge;
+:func:`cross_validate_lupi` also returns the count of every fold.
 """
 
 import time
@@ -28,6 +40,11 @@ __all__ = ["holdout_tune", "cross_validate_lupi"]
 
 
 def _fit(est, X, y, n_components, uses_priv, Xs=None):
+    """Fit ``est`` on standardised ``X``: ``(scaler, seconds, number of ConvergenceWarnings)``.
+
+    The ConvergenceWarnings of the fit are recorded and counted (the caller
+    reports them); every other warning is passed on as it was raised.
+    """
     scaler = StandardScaler().fit(X)
     Xz = scaler.transform(X)
     kw = {}
@@ -36,10 +53,34 @@ def _fit(est, X, y, n_components, uses_priv, Xs=None):
             Xs = PCAPrivileged(n_components=n_components).fit_transform(X)
         kw["privileged_features"] = Xs
     t0 = time.perf_counter()
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", ConvergenceWarning)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", ConvergenceWarning)  # count each one, none deduplicated
         est.fit(Xz, y, **kw)
-    return scaler, time.perf_counter() - t0
+    seconds = time.perf_counter() - t0
+    n_not_converged = 0
+    for w in caught:
+        if issubclass(w.category, ConvergenceWarning):
+            n_not_converged += 1
+        else:
+            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno, source=w.source)
+    return scaler, seconds, n_not_converged
+
+
+def _warn_not_converged(estimator, counts, fits, labels=None):
+    """One ConvergenceWarning summarising the fits whose count is positive."""
+    bad = [i for i, c in enumerate(counts) if c > 0]
+    if not bad:
+        return
+    which = ""
+    if labels is not None:
+        shown = ", ".join(str(labels[i]) for i in bad[:3])
+        which = f" ({shown}{', ...' if len(bad) > 3 else ''})"
+    warnings.warn(
+        f"{type(estimator).__name__}: {len(bad)} of {len(counts)} {fits}{which} did not converge "
+        f"({sum(counts)} ConvergenceWarnings of the dual solver); their results come from "
+        "solutions stopped at max_iter. Increase max_iter (or tol) to let them converge.",
+        ConvergenceWarning, stacklevel=3,
+    )
 
 
 def _tune_score(estimator, params, X_tr, y_tr, X_tu, y_tu, n_components, uses_priv):
@@ -48,8 +89,8 @@ def _tune_score(estimator, params, X_tr, y_tr, X_tu, y_tu, n_components, uses_pr
         # a grid point whose planes collapse scores as a constant classifier; the
         # chosen model warns again in cross_validate_lupi if it is one of them
         warnings.simplefilter("ignore", DegeneratePlaneWarning)
-        scaler, _ = _fit(est, X_tr, y_tr, n_components, uses_priv)
-    return accuracy_score(y_tu, est.predict(scaler.transform(X_tu)))
+        scaler, _, n_not_converged = _fit(est, X_tr, y_tr, n_components, uses_priv)
+    return accuracy_score(y_tu, est.predict(scaler.transform(X_tu))), n_not_converged
 
 
 def holdout_tune(estimator, grid, X, y, *, n_components=0.95, tune_size=0.1, random_state=0,
@@ -75,10 +116,19 @@ def holdout_tune(estimator, grid, X, y, *, n_components=0.95, tune_size=0.1, ran
     best_params : dict
         The first candidate (in grid order) with the best tuning accuracy.
 
+    Warns
+    -----
+    ConvergenceWarning
+        One, after tuning, if the fits of some candidates did not converge:
+        it names the estimator, how many of the candidates and the first of
+        them. Their scores (and possibly the choice) come from solutions
+        stopped at ``max_iter``.
+
     Examples
     --------
     >>> from sklearn.datasets import load_iris
-    >>> from lupikit.twinsvm import PinballTwinSVC, holdout_tune
+    >>> from lupikit.twinsvm import PinballTwinSVC
+    >>> from lupikit.twinsvm.experiments import holdout_tune
     >>> X, y = load_iris(return_X_y=True)
     >>> holdout_tune(PinballTwinSVC(kernel="linear"), {"C1": [0.1, 1.0], "tau": [0.5]},
     ...              X, y, random_state=0)
@@ -89,9 +139,12 @@ def holdout_tune(estimator, grid, X, y, *, n_components=0.95, tune_size=0.1, ran
     )
     uses_priv = getattr(estimator, "_uses_privileged", False)
     candidates = list(ParameterGrid(grid))
-    scores = Parallel(n_jobs=n_jobs)(
+    out = Parallel(n_jobs=n_jobs)(
         delayed(_tune_score)(estimator, params, X_tr, y_tr, X_tu, y_tu, n_components, uses_priv)
         for params in progress(candidates, desc=f"tuning {type(estimator).__name__}"))
+    scores = [score for score, _ in out]
+    _warn_not_converged(estimator, [n for _, n in out], "candidate fits on the tuning split",
+                        labels=candidates)
     best, best_score = {}, -np.inf
     for params, score in zip(candidates, scores):
         if score > best_score + 1e-12:
@@ -101,9 +154,10 @@ def holdout_tune(estimator, grid, X, y, *, n_components=0.95, tune_size=0.1, ran
 
 def _fold(estimator, X, y, tr, te, n_components, uses_priv):
     est = clone(estimator)
-    scaler, dt = _fit(est, X[tr], y[tr], n_components, uses_priv)
+    scaler, dt, n_not_converged = _fit(est, X[tr], y[tr], n_components, uses_priv)
     pred = est.predict(scaler.transform(X[te]))
-    return accuracy_score(y[te], pred), f1_score(y[te], pred, average="macro"), dt
+    return (accuracy_score(y[te], pred), f1_score(y[te], pred, average="macro"), dt,
+            n_not_converged)
 
 
 def cross_validate_lupi(estimator, X, y, *, n_components=0.95, n_splits=5, random_state=0,
@@ -127,22 +181,35 @@ def cross_validate_lupi(estimator, X, y, *, n_components=0.95, n_splits=5, rando
     Returns
     -------
     dict
-        ``accuracy`` and ``f1`` (macro-averaged), arrays over folds, and
-        ``fit_time`` (seconds, array over folds).
+        ``accuracy`` and ``f1`` (macro-averaged), arrays over folds,
+        ``fit_time`` (seconds, array over folds) and
+        ``n_convergence_warnings`` (int array over folds: the
+        ConvergenceWarnings raised by the fit of each fold; 0 where the
+        solver converged).
+
+    Warns
+    -----
+    ConvergenceWarning
+        One, after the folds, if the fits of some folds did not converge: it
+        names the estimator and how many folds.
 
     Examples
     --------
     >>> from sklearn.datasets import load_iris
-    >>> from lupikit.twinsvm import PinballTwinSVC, cross_validate_lupi
+    >>> from lupikit.twinsvm import PinballTwinSVC
+    >>> from lupikit.twinsvm.experiments import cross_validate_lupi
     >>> X, y = load_iris(return_X_y=True)
     >>> res = cross_validate_lupi(PinballTwinSVC(kernel="linear"), X, y, random_state=0)
     >>> res["accuracy"].shape, bool(res["accuracy"].mean() > 0.8)
     ((5,), True)
+    >>> res["n_convergence_warnings"]  # the solver converged on every fold
+    array([0, 0, 0, 0, 0])
     """
     cv = StratifiedKFold(n_splits=n_splits, shuffle=True, random_state=random_state)
     uses_priv = getattr(estimator, "_uses_privileged", False)
     folds = Parallel(n_jobs=n_jobs)(
         delayed(_fold)(estimator, X, y, tr, te, n_components, uses_priv)
         for tr, te in progress(cv.split(X, y), total=n_splits, desc=f"folds {type(estimator).__name__}"))
-    acc, f1, times = (np.array(v) for v in zip(*folds))
-    return {"accuracy": acc, "f1": f1, "fit_time": times}
+    acc, f1, times, n_warnings = (np.array(v) for v in zip(*folds))
+    _warn_not_converged(estimator, n_warnings.tolist(), "folds")
+    return {"accuracy": acc, "f1": f1, "fit_time": times, "n_convergence_warnings": n_warnings}
