@@ -16,9 +16,18 @@ several interleaved repeats (smo, cvxopt, smo, cvxopt, ...; Pin-TWSVM, SVC,
 ...), so that a burst of load from other processes hits both sides; the
 ratios are measured side by side in one run and printed last.
 
-Run: ``python benchmarks/bench_twinsvm.py``.
+3. ``SVMPlus`` and ``PinballSVC`` with their defaults (``solver="smo"``)
+   against the same estimators with ``solver="cvxopt"`` and scikit-learn's
+   ``SVC``, linear and RBF kernels, on standardised breast cancer, iris and
+   wine class pairs and digits pairs 3/8 and 1/7 (``X*``: a PCA of ``X`` or
+   its first three columns); target: smo no slower than cvxopt on breast
+   cancer, same dual objective (1e-6 relative) and predictions. Each time is
+   the median of interleaved repeats (cvxopt, smo, SVC, ...).
+
+Run: ``python benchmarks/bench_twinsvm.py [--part twin|defaults|all]``.
 """
 
+import argparse
 import time
 
 import numpy as np
@@ -83,5 +92,78 @@ def main(n_samples=2000, repeats=3, fit_repeats=7, seed=0):
           "(aim <= 5x)")
 
 
+def _pairs():
+    """``(name, X standardised, y)`` of the binary problems of part 3."""
+    from sklearn.datasets import load_breast_cancer, load_digits, load_iris, load_wine
+    from sklearn.preprocessing import StandardScaler
+
+    out = []
+    X, y = load_breast_cancer(return_X_y=True)
+    out.append(("breast_cancer", X, y))
+    for name, loader, pairs in (("iris", load_iris, [(0, 1), (0, 2), (1, 2)]),
+                                ("wine", load_wine, [(0, 1), (1, 2)]),
+                                ("digits", load_digits, [(3, 8), (1, 7)])):
+        X, y = loader(return_X_y=True)
+        for a, b in pairs:
+            keep = (y == a) | (y == b)
+            out.append((f"{name} {a}/{b}", X[keep], y[keep]))
+    result = []
+    for name, X, y in out:
+        X = StandardScaler().fit_transform(X)
+        result.append((name, X[:, X.std(axis=0) > 0], y))
+    return result
+
+
+def defaults_side_by_side(repeats=3):
+    """Part 3: SMO vs cvxopt vs SVC at the estimators' defaults."""
+    from sklearn.base import clone
+
+    from lupikit.twinsvm import PCAPrivileged, PinballSVC, SVMPlus
+
+    print("defaults: fit time (s), median of interleaved repeats; rel. objective "
+          "(smo - cvxopt) / |cvxopt|, SMO iterations, predictions differing")
+    worst_bc, worst_obj = 0.0, 0.0
+    with threadpool_limits(limits=1, user_api="blas"):
+        for name, X, y in _pairs():
+            privileged = {"pca": PCAPrivileged().fit_transform(X), "3 columns": X[:, :3]}
+            for kernel in ("linear", "rbf"):
+                cases = [("PinballSVC", PinballSVC(kernel=kernel), {})]
+                cases += [(f"SVMPlus X*={k}", SVMPlus(kernel=kernel),
+                           {"privileged_features": v}) for k, v in privileged.items()]
+                for label, est, fit in cases:
+                    times = {"cvxopt": [], "smo": [], "svc": []}
+                    for _ in range(repeats):  # interleaved
+                        for solver in ("cvxopt", "smo"):
+                            t0 = time.perf_counter()
+                            m = clone(est).set_params(solver=solver).fit(X, y, **fit)
+                            times[solver].append(time.perf_counter() - t0)
+                            if solver == "cvxopt":
+                                ref = m
+                            else:
+                                smo = m
+                        t0 = time.perf_counter()
+                        SVC(kernel=kernel).fit(X, y)
+                        times["svc"].append(time.perf_counter() - t0)
+                    med = {k: float(np.median(v)) for k, v in times.items()}
+                    o_s = smo.dual_problems_[0]["objective"]
+                    o_c = ref.dual_problems_[0]["objective"]
+                    rel = (o_s - o_c) / abs(o_c)
+                    diff = int((smo.predict(X) != ref.predict(X)).sum())
+                    worst_obj = max(worst_obj, abs(rel))
+                    if name == "breast_cancer":
+                        worst_bc = max(worst_bc, med["smo"] / med["cvxopt"])
+                    print(f"  {name:14s} {kernel:6s} {label:22s} cvxopt {med['cvxopt']:6.3f}  "
+                          f"smo {med['smo']:6.3f} ({smo.dual_problems_[0]['n_iter']:5d} it.)  "
+                          f"SVC {med['svc']:6.4f}  rel. obj. {rel:+.1e}  pred. diff. {diff}")
+    print(f"breast cancer: worst smo/cvxopt time ratio {worst_bc:.2f} (target <= 1); "
+          f"max |rel. objective difference| {worst_obj:.1e} (target <= 1e-6)")
+
+
 if __name__ == "__main__":
-    main()
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--part", choices=["twin", "defaults", "all"], default="all")
+    part = parser.parse_args().part
+    if part in ("twin", "all"):
+        main()
+    if part in ("defaults", "all"):
+        defaults_side_by_side()

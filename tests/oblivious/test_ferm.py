@@ -77,3 +77,25 @@ def test_ferm_bad_inputs():
         FERM().fit(X, y, sensitive_features=S[:-1])
     with pytest.raises(InvalidParameterError, match="'C' parameter"):
         FERM(C=-1).fit(X, y, sensitive_features=S)
+
+
+@pytest.mark.parametrize("scale", [1e3, 1e4])
+def test_projection_is_scale_equivariant_and_finishes_on_unscaled_features(scale):
+    # FERM on s * X (linear kernel) is FERM on X with C s^2. An explicit
+    # solver="projection" used libsvm whatever C k(x, x) was: on 1e3 * X it
+    # took 2 s and stopped at a different solution than "auto"; on 1e4 * X it
+    # would run for hours. It now falls back to cvxopt on the normalised
+    # projected kernel like "auto" (a deterministic choice: qp_solver_)
+    X, y, S = _data()
+    big = FERM(solver="projection").fit(scale * X, y, sensitive_features=S)
+    small = FERM(C=scale**2, solver="projection").fit(X, y, sensitive_features=S)
+    auto = FERM().fit(scale * X, y, sensitive_features=S)
+    assert big.qp_solver_ == small.qp_solver_ == auto.qp_solver_ == "cvxopt"
+    f_big, f_small = big.decision_function(scale * X), small.decision_function(X)
+    np.testing.assert_allclose(f_big, f_small, atol=1e-6 * np.abs(f_small).max())
+    np.testing.assert_array_equal(big.predict(scale * X), small.predict(X))
+    np.testing.assert_array_equal(big.predict(scale * X), auto.predict(scale * X))
+    pos = y == 1
+    assert abs(f_big[pos & (S == 0)].mean() - f_big[pos & (S == 1)].mean()) < 1e-5
+    # and on a well-scaled X the explicit projection still uses libsvm
+    assert FERM(solver="projection").fit(X, y, sensitive_features=S).qp_solver_ == "libsvm"

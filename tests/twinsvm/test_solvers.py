@@ -168,3 +168,101 @@ def test_singular_box_qp_of_duplicates_is_solved_exactly():
     f = lambda z: 0.5 * z @ P @ z + q @ z  # noqa: E731
     assert res.converged
     assert res.objective == pytest.approx(f(x_ref), rel=1e-8, abs=1e-9)
+
+
+# ------------------------------------------------------------------------------
+# duals on which SMO alone needs a very long path: the interior-point phase
+# (a deterministic work count: SMO iterations, not seconds; timings side by
+# side in benchmarks/bench_twinsvm.py)
+
+
+def _standardised(X):
+    from sklearn.preprocessing import StandardScaler
+
+    X = StandardScaler().fit_transform(X)
+    return X[:, X.std(axis=0) > 0]
+
+
+def _breast_cancer(n=None):
+    from sklearn.datasets import load_breast_cancer
+
+    X, y = load_breast_cancer(return_X_y=True)
+    X = _standardised(X)
+    return (X, y) if n is None else (X[:n], y[:n])
+
+
+def _agree_with_cvxopt(est, X, y, **fit):
+    smo = est.set_params(solver="smo").fit(X, y, **fit)
+    qp = smo.dual_problems_[0]
+    f_smo, size = smo.decision_function(X), qp["q"].size
+    ref = est.set_params(solver="cvxopt").fit(X, y, **fit)
+    qr = ref.dual_problems_[0]
+    assert qp["converged"]
+    # as low as cvxopt's (which is the less accurate of the two on the
+    # degenerate duals below, by up to ~3e-7 relative)
+    assert qp["objective"] == pytest.approx(qr["objective"], rel=1e-6)
+    assert qp["objective"] <= qr["objective"] + 1e-9 * abs(qr["objective"])
+    np.testing.assert_allclose(f_smo, ref.decision_function(X), atol=1e-4)
+    np.testing.assert_array_equal(f_smo > 0, ref.decision_function(X) > 0)
+    return qp["n_iter"], size
+
+
+def test_linear_svmplus_low_rank_dual_needs_few_smo_iterations():
+    # linear kernel and PCA privileged features: P has rank ~40 for 600
+    # variables and the solution concentrates a large mass on few variables,
+    # in SMO steps limited by each coordinate's curvature |x_i|^2. SMO with
+    # its active-set phase needed 7053 iterations (11.8 x 600; 17070 on all
+    # 569 points, 15 x 1138, 4-6 s against cvxopt's 1 s); the interior-point
+    # phase now finishes it
+    from lupikit.twinsvm import PCAPrivileged, SVMPlus
+
+    X, y = _breast_cancer(300)
+    Xs = PCAPrivileged().fit_transform(X)
+    n_iter, size = _agree_with_cvxopt(SVMPlus(kernel="linear"), X, y, privileged_features=Xs)
+    assert n_iter <= size
+
+
+def test_linear_pinball_dual_on_breast_cancer_needs_few_smo_iterations():
+    # was 2556 iterations (4.5 x 569); now 285
+    from lupikit.twinsvm import PinballSVC
+
+    X, y = _breast_cancer()
+    n_iter, size = _agree_with_cvxopt(PinballSVC(kernel="linear"), X, y)
+    assert n_iter <= size
+
+
+def test_svmplus_with_duplicated_discrete_privileged_features_converges():
+    # digits 1 vs 7 with three pixel columns as X*: the privileged points are
+    # heavily duplicated, the optimal face (~450 free variables) is singular
+    # and ill-conditioned: SMO and its Newton steps crept (no convergence in
+    # max_iter = 100 000 iterations, 27 s); now a few hundred iterations
+    from sklearn.datasets import load_digits
+
+    from lupikit.twinsvm import SVMPlus
+
+    X, y = load_digits(return_X_y=True)
+    keep = (y == 1) | (y == 7)
+    X, y = _standardised(X[keep]), y[keep]
+    n_iter, size = _agree_with_cvxopt(SVMPlus(), X, y, privileged_features=X[:, :3])
+    assert n_iter <= size
+
+
+def test_interior_point_phase_is_exact_on_bounds_and_constraints():
+    # the SVM+ dual of the test above through smo_solve: the interior-point
+    # phase ran, its crossover put the bound variables exactly on their
+    # bounds, and A z = b holds to rounding
+    from lupikit.twinsvm import PCAPrivileged, SVMPlus
+
+    X, y = _breast_cancer(300)
+    est = SVMPlus(kernel="linear", solver="cvxopt").fit(
+        X, y, privileged_features=PCAPrivileged().fit_transform(X))
+    qp = est.dual_problems_[0]
+    res = smo_solve(qp["P"], qp["q"], qp["lo"], qp["hi"], qp["A"], qp["b"], x0=qp["x0"])
+    assert res.converged and res.n_ipm_iter > 0
+    assert np.count_nonzero(res.x == 0.0) > res.x.size // 2
+    np.testing.assert_allclose(qp["A"] @ res.x, qp["b"], rtol=1e-12, atol=1e-10)
+    assert res.objective + qp["constant"] <= qp["objective"] + 1e-9 * abs(qp["objective"])
+    # pure SMO has no interior-point phase
+    pure = smo_solve(qp["P"], qp["q"], qp["lo"], qp["hi"], qp["A"], qp["b"], x0=qp["x0"],
+                     polish_every=0, max_iter=50, warn=False)
+    assert pure.n_ipm_iter == 0

@@ -37,8 +37,14 @@ Scale. Multiplying ``X`` by :math:`s` (linear kernel) multiplies :math:`K` by
 (``FERM().fit(1e4 * X, ...)`` would run for hours). The dual QP is therefore
 solved on the normalised kernel :math:`K / d` with :math:`C d` (:math:`d` the
 mean of :math:`\\operatorname{diag} K`), an equivalent problem on which
-cvxopt's tolerances mean the same at every scale, and ``solver="auto"``
-switches to it when SMO would not finish.
+cvxopt's tolerances mean the same at every scale, and the projection route
+(``solver="auto"`` or ``"projection"``) switches to it when SMO would not
+finish. Normalising alone would not help libsvm: its iterates on
+:math:`(K / d, C d)` are those on :math:`(K, C)` scaled by :math:`d`, so
+its number of iterations is set by :math:`C\\,k(x, x)` itself. Since the
+problem on ``s * X`` is the problem on ``X`` with ``C s^2``, the fitted
+model is scale-equivariant: ``FERM(C=C).fit(s * X)`` predicts on ``s * X``
+what ``FERM(C=C * s**2).fit(X)`` predicts on ``X``, whichever route.
 """
 
 import warnings
@@ -58,13 +64,13 @@ from ._kernel import _checked_kernel
 __all__ = ["FERM"]
 
 _USES_GAMMA = {"rbf", "poly", "sigmoid", "laplacian", "chi2"}
-#: ``solver="auto"`` goes straight to cvxopt above this ``C * mean(diag(K))``:
+#: the projection route goes straight to cvxopt above this ``C * mean(diag(K))``:
 #: SMO then needs at least about as many iterations.
 _SMO_MAX_BOX = 1e6
 
 
 def _smo_max_iter(n):
-    """libsvm's own iteration limit, max(10^7, 100 n), for the ``"auto"`` route."""
+    """libsvm's own iteration limit, max(10^7, 100 n), for the projection route."""
     return max(10**7, 100 * n)
 
 
@@ -94,13 +100,13 @@ class FERM(ClassifierMixin, BaseEstimator):
         :class:`~sklearn.svm.SVC` on the projected kernel; ``"cvxopt"`` solves
         the dual QP above (on the normalised kernel, see the module notes);
         ``"auto"`` picks ``"projection"`` when ``epsilon == 0`` and
-        ``"cvxopt"`` otherwise. With ``"auto"``, a projected SVM too
+        ``"cvxopt"`` otherwise. On the projection route (``"auto"`` with
+        ``epsilon == 0``, or ``"projection"``), a projected SVM too
         ill-conditioned for libsvm's SMO (``C`` times the mean of the projected
         kernel's diagonal above ``1e6``, e.g. unscaled features, or SMO stopped
         after ``max(10**7, 100 * n_samples)`` iterations) is solved by cvxopt
-        instead, on the normalised kernel; the fairness constraint stays exact.
-        An explicit ``"projection"`` always uses libsvm (and may then be very
-        slow).
+        instead, on the normalised kernel; the fairness constraint stays exact
+        (``qp_solver_`` says which solver ran).
     tol : float, default=1e-6
         Tolerance of the cvxopt solver / of SVC (the latter uses ``1e-3`` when
         ``tol`` is smaller); finite, > 0.
@@ -130,8 +136,8 @@ class FERM(ClassifierMixin, BaseEstimator):
     solver_ : {"cvxopt", "projection"}
         The formulation used (``"auto"`` resolved).
     qp_solver_ : {"libsvm", "cvxopt"}
-        What solved it: ``"projection"`` uses libsvm, or cvxopt when
-        ``solver="auto"`` found the projected SVM too ill-conditioned for SMO.
+        What solved it: ``"projection"`` uses libsvm, or cvxopt when the
+        projected SVM is too ill-conditioned for SMO.
     n_features_in_ : int
         Number of features of ``X``.
 
@@ -263,7 +269,9 @@ class FERM(ClassifierMixin, BaseEstimator):
         if solver == "auto":
             solver = "projection" if self.epsilon == 0 else "cvxopt"
         if solver == "projection":
-            theta, b, engine = self._fit_projection(K, ys, c, fallback=self.solver == "auto")
+            # explicit or from "auto": the same route, with the same fallback
+            # to cvxopt on the normalised kernel when libsvm would not finish
+            theta, b, engine = self._fit_projection(K, ys, c)
         else:
             (theta, b), engine = self._solve_dual(K, ys, c, float(self.epsilon)), "cvxopt"
         self.dual_coef_, self.intercept_ = theta, b
@@ -274,14 +282,14 @@ class FERM(ClassifierMixin, BaseEstimator):
         self.X_fit_ = X.copy()  # kept for prediction: not the caller's array
         return self
 
-    def _fit_projection(self, K, ys, c, fallback=False):
-        """SVM on the projected kernel, by libsvm (or cvxopt if ``fallback``).
+    def _fit_projection(self, K, ys, c):
+        """SVM on the projected kernel, by libsvm or, when SMO cannot finish,
+        cvxopt.
 
-        Returns ``(theta, b, engine)``. With ``fallback`` the projected SVM
-        dual goes to cvxopt when SMO cannot finish: ``C`` times the mean of the
-        projected kernel's diagonal above ``_SMO_MAX_BOX`` (SMO then needs at
-        least about that many iterations), or libsvm stopped at its iteration
-        limit.
+        Returns ``(theta, b, engine)``. The projected SVM dual goes to cvxopt
+        (on the normalised kernel) when ``C`` times the mean of the projected
+        kernel's diagonal is above ``_SMO_MAX_BOX`` (SMO then needs at least
+        about that many iterations), or libsvm stopped at its iteration limit.
         """
         Kc = K @ c
         cKc = float(c @ Kc)
@@ -290,15 +298,14 @@ class FERM(ClassifierMixin, BaseEstimator):
         Kt = K - np.outer(Kc, Kc) / cKc if proj else K
         n = K.shape[0]
         fitted = None
-        if not (fallback and self.C * np.mean(np.diag(Kt)) > _SMO_MAX_BOX):
+        if not self.C * np.mean(np.diag(Kt)) > _SMO_MAX_BOX:
             svc = SVC(C=self.C, kernel="precomputed", tol=max(self.tol, 1e-3),
-                      max_iter=_smo_max_iter(n) if fallback else -1)
+                      max_iter=_smo_max_iter(n))
             with warnings.catch_warnings():
-                if fallback:
-                    warnings.filterwarnings("ignore", "Solver terminated early",
-                                            ConvergenceWarning)
+                warnings.filterwarnings("ignore", "Solver terminated early",
+                                        ConvergenceWarning)
                 svc.fit(Kt, ys)
-            if not (fallback and svc.fit_status_ != 0):
+            if svc.fit_status_ == 0:
                 theta = np.zeros(n)
                 theta[svc.support_] = svc.dual_coef_[0]
                 fitted = theta, float(svc.intercept_[0]), "libsvm"

@@ -4,7 +4,10 @@ A :class:`DualQP` holds ``min 0.5 z'Pz + q'z + constant`` s.t. ``A z = b``,
 ``lo <= z <= hi``. :func:`solve_dual` solves it with either solver and returns
 the solution together with the multipliers of the equality constraints (the
 intercepts of SVM+ and Pin-SVM), found from the KKT conditions by a tiny
-linear programme (HiGHS) that minimises the largest KKT violation.
+linear programme (HiGHS) that minimises the largest KKT violation (centred
+where that leaves them free), given which variables are at a bound: exactly
+on it for SMO, and, for cvxopt's interior-point solution, where the bound's
+multiplier exceeds the slack.
 """
 
 import time
@@ -63,7 +66,7 @@ def make_qp(P, q, lo, hi, A=None, b=None, constant=0.0, x0=None, *, assume_symme
     )
 
 
-def cvxopt_solve(P, q, lo, hi, A=None, b=None, *, tol=1e-9, max_iter=200):
+def cvxopt_solve(P, q, lo, hi, A=None, b=None, *, tol=1e-9, max_iter=200, return_duals=False):
     """Solve the QP with cvxopt's interior-point ``solvers.qp``.
 
     Parameters
@@ -72,11 +75,18 @@ def cvxopt_solve(P, q, lo, hi, A=None, b=None, *, tol=1e-9, max_iter=200):
     tol : float, default=1e-9
         Used for cvxopt's ``abstol``, ``reltol`` and ``feastol``.
     max_iter : int, default=200
+    return_duals : bool, default=False
+        Also return the multipliers of the bounds.
 
     Returns
     -------
     x : ndarray
     n_iter : int
+    duals : dict, only if ``return_duals``
+        ``"lower"`` and ``"upper"``: the multipliers (>= 0) of ``x >= lo``
+        and ``x <= hi`` (0 where the bound is infinite); ``"equality"``:
+        those of ``A x = b`` (the sign convention of
+        :func:`equality_multipliers`).
     """
     from cvxopt import matrix, solvers
 
@@ -109,16 +119,38 @@ def cvxopt_solve(P, q, lo, hi, A=None, b=None, *, tol=1e-9, max_iter=200):
             stacklevel=2,
         )
     x = np.array(sol["x"]).ravel()
-    return np.clip(x, lo, hi), int(sol["iterations"])
+    if not return_duals:
+        return np.clip(x, lo, hi), int(sol["iterations"])
+    z = np.array(sol["z"]).ravel()
+    lower, upper = np.zeros(n), np.zeros(n)
+    lower[fin_lo] = z[: fin_lo.sum()]
+    upper[fin_hi] = z[fin_lo.sum():]
+    y = np.array(sol["y"]).ravel() if len(args) > 4 else np.zeros(0)
+    duals = {"lower": lower, "upper": upper, "equality": y}
+    return np.clip(x, lo, hi), int(sol["iterations"]), duals
 
 
-def equality_multipliers(qp, x, *, rtol=1e-8):
+def equality_multipliers(qp, x, *, rtol=1e-8, at_lo=None, at_hi=None):
     """Multipliers ``nu`` of ``A z = b`` from the KKT conditions at ``x``.
 
     At a solution, ``g = Pz + q`` satisfies ``g_i + a_i'nu = 0`` for free
     variables, ``>= 0`` at the lower bound and ``<= 0`` at the upper bound.
     We pick the ``nu`` minimising the largest violation (an LP solved with
-    HiGHS); with free variables present it equals their common value.
+    HiGHS); with free variables present it equals their common value. Where
+    that leaves ``nu`` free along some direction (no free variable pins it
+    down: the intercept of an SVM without free support vectors), a second
+    LP centres it: it maximises the smallest slack of the bound variables'
+    inequalities, which for one constraint is the middle of the admissible
+    interval (as libsvm does for ``b``).
+
+    Which variables are at a bound decides the result. By default a
+    variable within ``rtol`` (relative) of a bound is at it, right for
+    SMO's iterates, which are exactly on their bounds; an interior-point
+    solution has its bound variables only near them (``1e-6`` away is not
+    rare), and taking those as free forces ``g_i + a_i'nu = 0`` on them and
+    shifts ``nu``. Pass ``at_lo`` / ``at_hi`` (boolean arrays) to give the
+    classification instead; :func:`solve_dual` does so for cvxopt, from its
+    bound multipliers (at a bound where the multiplier exceeds the slack).
 
     Returns
     -------
@@ -131,37 +163,51 @@ def equality_multipliers(qp, x, *, rtol=1e-8):
         return np.zeros(0), 0.0
     g = qp.gradient(x)
     lo, hi = qp["lo"], qp["hi"]
-    span = np.where(np.isfinite(hi), hi - lo, np.inf)
-    eps = rtol * np.maximum(1.0, np.where(np.isfinite(span), span, np.abs(x).max() + 1))
-    at_lo = x <= lo + eps
-    at_hi = x >= hi - eps
+    if at_lo is None or at_hi is None:
+        span = np.where(np.isfinite(hi), hi - lo, np.inf)
+        eps = rtol * np.maximum(1.0, np.where(np.isfinite(span), span, np.abs(x).max() + 1))
+        at_lo = x <= lo + eps
+        at_hi = x >= hi - eps
+    at_lo = np.asarray(at_lo, dtype=bool)
+    at_hi = np.asarray(at_hi, dtype=bool) & ~at_lo
     free = ~at_lo & ~at_hi
-    rows, rhs = [], []
-    # variables (nu_1..nu_r, t); minimise t
+    # rows in the variables (nu_1..nu_r, t): free ones bound |g_i + a'nu| by
+    # t, bound ones one side of it; one row per group and kind
+    fixed_rows, fixed_rhs, bound_rows, bound_rhs = [], [], [], []
     cols, inv = np.unique(A.T.round(12), axis=0, return_inverse=True)
     inv = inv.ravel()
     for k in range(cols.shape[0]):
         a = cols[k]
         m = inv == k
-        # g_i + a'nu <= t  for free or at_hi  ->  a'nu - t <= -g_i
-        sel = m & (free | at_hi)
-        if sel.any():
-            rows.append(np.r_[a, -1.0])
-            rhs.append(-g[sel].max())
-        # g_i + a'nu >= -t for free or at_lo ->  -a'nu - t <= g_i
-        sel = m & (free | at_lo)
-        if sel.any():
-            rows.append(np.r_[-a, -1.0])
-            rhs.append(g[sel].min())
+        for sel, rows, rhs in ((m & free, fixed_rows, fixed_rhs),
+                               (m & at_hi, bound_rows, bound_rhs)):
+            if sel.any():  # g_i + a'nu <= t  ->  a'nu - t <= -g_i
+                rows.append(np.r_[a, -1.0])
+                rhs.append(-g[sel].max())
+        for sel, rows, rhs in ((m & free, fixed_rows, fixed_rhs),
+                               (m & at_lo, bound_rows, bound_rhs)):
+            if sel.any():  # g_i + a'nu >= -t  ->  -a'nu - t <= g_i
+                rows.append(np.r_[-a, -1.0])
+                rhs.append(g[sel].min())
+    rows, rhs = np.array(fixed_rows + bound_rows), np.array(fixed_rhs + bound_rhs)
     c = np.r_[np.zeros(r), 1.0]
     bounds = [(None, None)] * r + [(0, None)]
-    res = linprog(c, A_ub=np.array(rows), b_ub=np.array(rhs), bounds=bounds, method="highs")
+    res = linprog(c, A_ub=rows, b_ub=rhs, bounds=bounds, method="highs")
     if not res.success:  # pragma: no cover - the LP is always feasible
         return np.zeros(r), np.inf
-    nu = res.x[:r]
-    # centre nu inside its optimal set along each direction (free variables
-    # pin it down; otherwise take the middle of the admissible interval)
-    return nu, float(res.x[r])
+    nu, t = res.x[:r], float(res.x[r])
+    if bound_rows:
+        # centre: at the optimal violation t (plus rounding), maximise the
+        # slack s of the bound rows, s <= scale (bounded LP)
+        scale = max(1.0, float(np.abs(g).max()))
+        t_fix = t + 1e-9 * scale
+        R = rows[:, :r]
+        s_col = np.r_[np.zeros(len(fixed_rows)), np.ones(len(bound_rows))]
+        res2 = linprog(np.r_[np.zeros(r), -1.0], A_ub=np.c_[R, s_col], b_ub=rhs + t_fix,
+                       bounds=[(None, None)] * r + [(0, scale)], method="highs")
+        if res2.success:
+            nu = res2.x[:r]
+    return nu, t
 
 
 def solve_dual(qp, solver="smo", *, tol=1e-6, max_iter=None, trace_every=0, partner=None,
@@ -197,9 +243,10 @@ def solve_dual(qp, solver="smo", *, tol=1e-6, max_iter=None, trace_every=0, part
         qp["trace"] = [(it, obj + qp["constant"], v) for it, obj, v in res.trace]
         qp["converged"] = res.converged
     else:
-        x, n_iter = cvxopt_solve(qp["P"], qp["q"], qp["lo"], qp["hi"], A, b,
-                                 tol=min(1e-9, tol * 1e-3),
-                                 max_iter=200 if max_iter is None else max_iter)
+        x, n_iter, duals = cvxopt_solve(qp["P"], qp["q"], qp["lo"], qp["hi"], A, b,
+                                        tol=min(1e-9, tol * 1e-3),
+                                        max_iter=200 if max_iter is None else max_iter,
+                                        return_duals=True)
         qp["trace"] = []
         qp["converged"] = True
     qp["solve_time"] = time.perf_counter() - t0
@@ -207,5 +254,12 @@ def solve_dual(qp, solver="smo", *, tol=1e-6, max_iter=None, trace_every=0, part
     qp["n_iter"] = n_iter
     qp["solver"] = solver
     qp["objective"] = qp.value(x)
-    qp["multipliers"], _ = equality_multipliers(qp, x)
+    if solver == "smo":
+        qp["multipliers"], _ = equality_multipliers(qp, x)
+    else:
+        # the interior point leaves bound variables near, not on, their
+        # bounds: classify them by complementarity (multiplier > slack)
+        at_lo = np.isfinite(qp["lo"]) & (duals["lower"] > x - qp["lo"])
+        at_hi = np.isfinite(qp["hi"]) & (duals["upper"] > qp["hi"] - x)
+        qp["multipliers"], _ = equality_multipliers(qp, x, at_lo=at_lo, at_hi=at_hi)
     return qp

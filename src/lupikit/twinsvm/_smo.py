@@ -31,9 +31,25 @@ variables; see ``polish_every`` of :func:`smo_solve`) finishes what
 first-order steps do slowly: ill-conditioned or singular duals (duplicate
 points, low-rank privileged kernels).
 
+Some duals defeat both: SMO's path is very long and the Newton steps, stopped
+at the first bound they meet or cut short by near-singular directions, make
+no headway. Two kinds were measured (``benchmarks/bench_twinsvm.py``): the
+linear-kernel SVM+ and Pin-SVM duals of standardised breast cancer (``P`` of
+rank about 40 for 1138 variables; the solution moves a mass of about 500 onto
+36 variables in steps limited by each coordinate's curvature ``|x_i|^2``, so
+SMO needs 15 n iterations, 4 s, against cvxopt's 1 s), and SVM+ with
+duplicated, discrete privileged features (digits pairs: an ill-conditioned
+face of about 450 free variables; SMO stalled at 100 000 iterations). When
+the work spent reaches a share of its estimated cost, an interior-point phase
+(Mehrotra's predictor-corrector on the whole QP, about 12 Cholesky
+factorisations, insensitive to degeneracy) solves the QP, its solution is
+put exactly on the bounds it identifies (crossover), and SMO with the
+active-set phase finishes from there, usually in no iteration at all. A dual
+that SMO solves in a few times ``n`` iterations never reaches it.
+
 The steps (working-set selection with and without equality constraints, the
-line searches, the active-set phase) are the methods of ``_SMOState``;
-``_smo_impl`` is the loop that runs them.
+line searches, the active-set and interior-point phases) are the methods of
+``_SMOState``; ``_smo_impl`` is the loop that runs them.
 """
 
 import itertools
@@ -46,6 +62,14 @@ from sklearn.exceptions import ConvergenceWarning
 
 __all__ = ["smo_solve", "SMOResult"]
 
+#: Iterations assumed for the cost estimate of the interior-point phase
+#: (Mehrotra's method takes 10 to 20 on these duals).
+_IPM_ITERS = 15
+
+#: The interior-point phase runs once the work spent (SMO iterations and
+#: active-set phases) reaches this share of its estimated cost.
+_IPM_SHARE = 0.25
+
 #: Floating-point operations charged per variable for one SMO iteration (its
 #: O(n) vector work plus numpy's per-call overhead, as an equivalent number of
 #: operations): the unit of the active-set phase's work budget.
@@ -55,9 +79,11 @@ _SMO_ITER_FLOPS_PER_VAR = 1000.0
 class SMOResult(dict):
     """Result of :func:`smo_solve` (a dict with attribute access).
 
-    Keys: ``x`` (solution), ``objective``, ``n_iter``, ``converged``,
-    ``violation`` (final maximal KKT violation) and ``trace`` (list of
-    ``(iteration, objective, violation)``, empty unless requested).
+    Keys: ``x`` (solution), ``objective``, ``n_iter`` (SMO iterations),
+    ``n_ipm_iter`` (iterations of the interior-point phase, 0 if it did not
+    run), ``converged``, ``violation`` (final maximal KKT violation) and
+    ``trace`` (list of ``(iteration, objective, violation)``, empty unless
+    requested).
     """
 
     __getattr__ = dict.__getitem__
@@ -121,6 +147,173 @@ def _box_2d(h11, h12, h22, g1, g2, l1, u1, l2, u2):
 
 #: relative ridge ``delta / max diag(H_FF)`` of the active-set Newton systems
 _RIDGE_REL = 1e-10
+
+
+def _project_affine_box(v, lo, hi, A, c, max_iter=50):
+    """Euclidean projection of ``v`` onto ``{z : A z = c, lo <= z <= hi}``.
+
+    The projection is ``z(nu) = clip(v - A' nu, lo, hi)`` for the ``nu``
+    (``r`` numbers, ``r = A.shape[0]``) that solves ``A z(nu) = c``: the
+    maximiser of the concave, piecewise-quadratic dual function
+    ``L(nu) = |z(nu) - v|^2 / 2 + nu'(A z(nu) - c)``, found by semismooth
+    Newton steps (Hessian ``-A_f A_f'`` over the unclipped entries ``f``,
+    with a tiny ridge) and a backtracking search on ``L``. Costs ``O(n r)``
+    per evaluation. Returns ``z`` (satisfying ``A z = c`` to rounding), or
+    None when the Newton iteration does not reach that accuracy (the
+    crossover of the interior-point phase then keeps the SMO iterate).
+
+    >>> import numpy as np
+    >>> z = _project_affine_box(np.array([2.0, 0.0, -1.0]), np.zeros(3), np.ones(3),
+    ...                         np.ones((1, 3)), np.array([1.5]))
+    >>> np.round(z, 12).tolist()
+    [1.0, 0.5, 0.0]
+    """
+    r = A.shape[0]
+    nu = np.zeros(r)
+    absA = np.abs(A)
+    c_size = float(np.abs(c).max(initial=0.0))
+
+    def at(nu):
+        w = v - A.T @ nu
+        z = np.clip(w, lo, hi)
+        res = A @ z - c
+        d = z - v
+        # rounding error of A z: relative to the sizes of its terms
+        ok = np.abs(res).max() <= 1e-12 * max(1.0, c_size, float((absA @ np.abs(z)).max()))
+        return w, z, res, 0.5 * float(d @ d) + float(nu @ res), ok
+
+    w, z, res, L, ok = at(nu)
+    ridge = 1e-12 * max(1.0, float((A * A).sum(axis=1).max()))
+    for _ in range(max_iter):
+        if ok:
+            return z
+        f = (w > lo) & (w < hi)
+        Af = A[:, f]
+        H = Af @ Af.T
+        H.flat[:: r + 1] += ridge
+        step = np.linalg.solve(H, res)
+        slope = float(res @ step)  # dL/ds at s = 0 along nu + s step
+        s = 1.0
+        for _ in range(60):
+            w2, z2, res2, L2, ok2 = at(nu + s * step)
+            if ok2 or L2 >= L + 1e-4 * s * slope:
+                break
+            s *= 0.5
+        else:
+            return None
+        nu, w, z, res, L, ok = nu + s * step, w2, z2, res2, L2, ok2
+    return z if ok else None
+
+
+def _interior_point(P, q, lo, hi, A, b, *, max_iter=80, rtol=1e-11):
+    """Primal-dual interior-point solve of the whole QP (Mehrotra's
+    predictor-corrector).
+
+    With slacks ``s_l = z - lo``, ``s_u = hi - z`` (finite bounds only) and
+    their multipliers ``w_l, w_u``, each iteration solves the Newton system
+    of the perturbed KKT conditions: one Cholesky factorisation of
+    ``P + diag(w_l / s_l + w_u / s_u)`` (plus a tiny ridge) serves the
+    predictor and the corrector, and the ``r`` equality constraints enter by
+    their ``r x r`` Schur complement. The iterates stay strictly inside the
+    box (fraction-to-the-boundary 0.99); the equality constraints and the
+    stationarity hold only in the limit (infeasible start).
+
+    Returns ``(z, s_l, w_l, s_u, w_u, n_iter)`` with the slacks and bound
+    multipliers set to 0 where the bound is infinite, after at most
+    ``max_iter`` iterations or when the complementarity gap and the
+    residuals are below ``rtol`` times the problem's scale.
+
+    >>> import numpy as np
+    >>> z = _interior_point(np.eye(2), np.array([-2.0, 1.0]), np.zeros(2),
+    ...                     np.ones(2), np.ones((1, 2)), np.ones(1))[0]
+    >>> np.round(z, 6).tolist()
+    [1.0, 0.0]
+    """
+    n, r = q.size, A.shape[0]
+    L, U = np.isfinite(lo), np.isfinite(hi)
+    m = max(int(L.sum() + U.sum()), 1)
+    z = np.where(L & U, 0.5 * (np.where(L, lo, 0.0) + np.where(U, hi, 0.0)),
+                 np.where(L, lo + 1.0, np.where(U, hi - 1.0, 0.0)))
+    sl = np.where(L, z - np.where(L, lo, 0.0), 0.0)
+    su = np.where(U, np.where(U, hi, 0.0) - z, 0.0)
+    wl, wu = L.astype(float), U.astype(float)
+    # division-safe slacks (1 where the bound is infinite: those entries of
+    # the multipliers stay 0)
+    one_l, one_u = np.where(L, 0.0, 1.0), np.where(U, 0.0, 1.0)
+    y = np.zeros(r)
+    scale = max(1.0, float(np.abs(q).max(initial=0.0)), float(np.abs(np.diag(P)).max()))
+    ridge = 1e-13 * scale
+    b_scale = max(1.0, float(np.abs(b).max(initial=0.0)))
+    loL, hiU = np.where(L, lo, 0.0), np.where(U, hi, 0.0)
+    it = 0
+    for it in range(1, max_iter + 1):
+        Pz = P @ z
+        rd = Pz + q + A.T @ y - wl + wu
+        rp = A @ z - b
+        rL = np.where(L, z - loL - sl, 0.0)
+        rU = np.where(U, hiU - z - su, 0.0)
+        gap = float(sl @ wl + su @ wu)
+        mu = gap / m
+        obj = abs(0.5 * float(z @ Pz) + float(q @ z))
+        if (gap <= rtol * max(1.0, obj) and np.abs(rd).max() <= rtol * scale * 10
+                and np.abs(rp).max(initial=0.0) <= rtol * b_scale * 10
+                and max(np.abs(rL).max(), np.abs(rU).max()) <= rtol * b_scale * 10):
+            it -= 1
+            break
+        sl_d, su_d = sl + one_l, su + one_u
+        D = wl / sl_d + wu / su_d
+        cf, delta = None, ridge
+        for _ in range(8):
+            M = P.copy()
+            M.flat[:: n + 1] += D + delta
+            try:
+                cf = cho_factor(M, lower=True, check_finite=False, overwrite_a=True)
+                break
+            except np.linalg.LinAlgError:
+                delta *= 100.0
+        del M
+        if cf is None:  # pragma: no cover - a PSD matrix plus a ridge factorises
+            break
+        if r:
+            Y = cho_solve(cf, A.T, check_finite=False)
+            S = A @ Y
+
+        def newton(rcl, rcu):
+            rhs = -rd + (rcl - wl * rL) / sl_d - (rcu - wu * rU) / su_d
+            dz = cho_solve(cf, rhs, check_finite=False)
+            if r:
+                dy = np.linalg.lstsq(S, A @ dz + rp, rcond=1e-14)[0]
+                dz -= Y @ dy
+            else:
+                dy = np.zeros(0)
+            dsl = np.where(L, dz + rL, 0.0)
+            dsu = np.where(U, rU - dz, 0.0)
+            dwl = np.where(L, (rcl - wl * dsl) / sl_d, 0.0)
+            dwu = np.where(U, (rcu - wu * dsu) / su_d, 0.0)
+            return dz, dy, dsl, dsu, dwl, dwu
+
+        def longest(v, dv):
+            neg = dv < 0
+            return min(1.0, float((-v[neg] / dv[neg]).min())) if neg.any() else 1.0
+
+        # predictor (affine scaling), then Mehrotra's corrector
+        dz, dy, dsl, dsu, dwl, dwu = newton(-sl * wl, -su * wu)
+        ap = min(longest(sl, dsl), longest(su, dsu))
+        ad = min(longest(wl, dwl), longest(wu, dwu))
+        mu_aff = float((sl + ap * dsl) @ (wl + ad * dwl) + (su + ap * dsu) @ (wu + ad * dwu)) / m
+        sigma = min(1.0, (mu_aff / max(mu, 1e-300)) ** 3)
+        rcl = np.where(L, sigma * mu - sl * wl - dsl * dwl, 0.0)
+        rcu = np.where(U, sigma * mu - su * wu - dsu * dwu, 0.0)
+        dz, dy, dsl, dsu, dwl, dwu = newton(rcl, rcu)
+        ap = 0.99 * min(longest(sl, dsl), longest(su, dsu))
+        ad = 0.99 * min(longest(wl, dwl), longest(wu, dwu))
+        z += ap * dz
+        sl += ap * dsl
+        su += ap * dsu
+        y += ad * dy
+        wl += ad * dwl
+        wu += ad * dwu
+    return z, sl, wl, su, wu, it
 
 
 def _prepare_problem(P, q, lo, hi, A, b, x0, partner):
@@ -212,6 +405,9 @@ class _SMOState:
         self.n_iter = 0
         # floating-point operations spent by the active-set phase so far
         self.polish_work = 0.0
+        # iterations of the interior-point phase (run at most once)
+        self.ipm_iter = 0
+        self.ipm_done = False
         if self.single:  # scratch vectors of the projected gradient
             self._g_pos = np.empty(n)
             self._work = np.empty(n)
@@ -290,31 +486,34 @@ class _SMOState:
         g[i_down])`` for the smallest gradient among those that can increase
         and the largest among those that can decrease (None for an empty
         group; an infinite gradient marks a missing candidate)."""
-        g, up, down, bounds = self.g, self.up, self.down, self.bounds
+        g, bounds = self.g, self.bounds
+        gu = np.where(self.up, g, np.inf)
+        gd = np.where(self.down, g, -np.inf)
         best = []
         for k in range(self.columns.shape[0]):
-            s0, s1 = bounds[k], bounds[k + 1]
-            gk = g[s0:s1]
+            s0, s1 = int(bounds[k]), int(bounds[k + 1])
             if s1 == s0:
                 best.append(None)
                 continue
-            gu = np.where(up[s0:s1], gk, np.inf)
-            gd = np.where(down[s0:s1], gk, -np.inf)
-            iu = int(np.argmin(gu))
-            idn = int(np.argmax(gd))
-            best.append((s0 + iu, gu[iu], s0 + idn, gd[idn]))
+            iu = s0 + int(gu[s0:s1].argmin())
+            idn = s0 + int(gd[s0:s1].argmax())
+            best.append((iu, float(gu[iu]), idn, float(gd[idn])))
         return best
 
     def _second_order_partner(self, k, i):
         """The partner in group ``k`` of the increasing variable ``i`` with the
         largest second-order gain (Fan, Chen & Lin 2005), or None."""
-        g, P, diag = self.g, self.P, self.diag
-        s0, s1 = self.bounds[k], self.bounds[k + 1]
+        g, diag = self.g, self.diag
+        s0, s1 = int(self.bounds[k]), int(self.bounds[k + 1])
         bgap = g[s0:s1] - g[i]
-        curv = diag[i] + diag[s0:s1] - 2.0 * P[i, s0:s1]
-        score = np.where(self.down[s0:s1] & (bgap > 0),
-                         bgap * bgap / np.maximum(curv, 1e-12), -1.0)
-        jj = int(np.argmax(score))
+        curv = self.P[i, s0:s1] * -2.0
+        curv += diag[s0:s1]
+        curv += diag[i]
+        np.maximum(curv, 1e-12, out=curv)
+        score = bgap * bgap
+        score /= curv
+        score[~(self.down[s0:s1] & (bgap > 0))] = -1.0
+        jj = int(score.argmax())
         return s0 + jj if score[jj] > 0 else None
 
     def select_working_set(self):
@@ -327,47 +526,51 @@ class _SMOState:
         curvature). Returns ``(violation, choice)`` with ``choice = (W, cs,
         D, kappa)`` (the variables, their coefficients along the move, the
         derivative and the curvature), or None when no move descends.
+
+        One iteration's cost is mostly numpy's per-call overhead: the
+        candidates of all groups come from two masked copies of the
+        gradient, and the curvatures from scalar entries of ``P``.
         """
         g, P = self.g, self.P
         best = self._group_candidates()
         cand_best = None
         violation = 0.0
         for move in self.moves:
-            for sign in (1.0, -1.0):
+            same_group = len(move) == 2 and move[0][0] == move[1][0]
+            for sign in ((1.0,) if same_group else (1.0, -1.0)):
                 idx = []
+                cs = []
                 D = 0.0
-                ok = True
                 for k, c in move:
                     bk = best[k]
                     if bk is None:
-                        ok = False
                         break
-                    cs = c * sign
-                    if cs > 0:
-                        i, gi = bk[0], bk[1]
-                    else:
-                        i, gi = bk[2], bk[3]
-                    if not np.isfinite(gi):
-                        ok = False
+                    c = c * sign
+                    i, gi = (bk[0], bk[1]) if c > 0 else (bk[2], bk[3])
+                    if gi == np.inf or gi == -np.inf:
                         break
                     idx.append(i)
-                    D += cs * gi
-                if not ok or len(set(idx)) < len(idx) or D >= 0:
-                    continue
-                violation = max(violation, -D)
-                cs = np.array([c * sign for _, c in move])
-                if len(move) == 2 and move[0][0] == move[1][0]:
-                    if sign < 0:
-                        continue  # same pair as sign > 0
-                    j = self._second_order_partner(move[0][0], idx[0])
-                    if j is not None:
-                        idx[1] = j
-                        D = g[idx[0]] - g[j]
-                W = np.array(idx)
-                kappa = float(cs @ P[np.ix_(W, W)] @ cs)
-                gain = D * D / max(kappa, 1e-12)
-                if cand_best is None or gain > cand_best[0]:
-                    cand_best = (gain, W, cs, D, kappa)
+                    cs.append(c)
+                    D += c * gi
+                else:
+                    if len(set(idx)) < len(idx) or D >= 0:
+                        continue
+                    violation = max(violation, -D)
+                    if same_group:
+                        j = self._second_order_partner(move[0][0], idx[0])
+                        if j is not None:
+                            idx[1] = j
+                            D = float(g[idx[0]] - g[j])
+                    # cs' P_WW cs from scalar entries, (cs' P_WW) cs as numpy would
+                    kappa = 0.0
+                    for b_, cb in zip(idx, cs):
+                        u = 0.0
+                        for a_, ca in zip(idx, cs):
+                            u += ca * float(P[a_, b_])
+                        kappa += u * cb
+                    gain = D * D / max(kappa, 1e-12)
+                    if cand_best is None or gain > cand_best[0]:
+                        cand_best = (gain, idx, cs, D, kappa)
         return violation, None if cand_best is None else cand_best[1:]
 
     def group_step(self, W, cs, D, kappa):
@@ -423,6 +626,9 @@ class _SMOState:
             S = AF @ Y
             mu = np.linalg.lstsq(S, AF @ d, rcond=1e-12)[0]
             d -= Y @ mu
+            # S is as ill-conditioned as H: remove what rounding left of A_F d
+            # (Euclidean projection onto the null space of A_F, well posed)
+            d -= AF.T @ np.linalg.lstsq(AF @ AF.T, AF @ d, rcond=1e-12)[0]
             if np.abs(AF @ d).max(initial=0) > 1e-9 * max(1.0, np.abs(d).max()):
                 return False, False, None
         slope = float(gF @ d)
@@ -502,6 +708,75 @@ class _SMOState:
         rel = inner | (~self.down & (ga < -tol)) | (~self.up & (ga > tol))
         return np.flatnonzero(rel)
 
+    def interior_point_cost(self):
+        """Estimated floating-point operations of the interior-point phase:
+        ``_IPM_ITERS`` iterations of one Cholesky factorisation (``n^3 / 3``),
+        the solves and products (``(8 + 2r) n^2``) and numpy's per-call
+        overhead (measured: about five SMO iterations, ``5 *
+        _SMO_ITER_FLOPS_PER_VAR * n``, which matters only for small ``n``)."""
+        n = float(self.n)
+        return _IPM_ITERS * (n ** 3 / 3.0 + (8.0 + 2.0 * self.A.shape[0]) * n * n
+                             + 5.0 * _SMO_ITER_FLOPS_PER_VAR * n)
+
+    def interior_point_due(self):
+        """Whether to run the interior-point phase now: once, when the work
+        spent so far (SMO iterations and active-set phases, in the units of
+        :meth:`polish_budget_left`) reaches ``_IPM_SHARE`` times its
+        estimated cost. SMO then has not converged in many times ``n``
+        iterations, which happens on the duals where it needs a very long
+        path: low-rank (linear-kernel) duals whose solution moves a large
+        mass over many variables in steps limited by the curvature of each
+        coordinate, and ill-conditioned degenerate faces (duplicated
+        privileged points) on which neither SMO nor the Newton steps of
+        :meth:`polish` make progress. Its own work is not charged to the
+        budget of :meth:`polish`, whose Newton steps after it keep the
+        budget of the SMO iterations."""
+        if self.ipm_done:
+            return False
+        spent = _SMO_ITER_FLOPS_PER_VAR * self.n * self.n_iter + self.polish_work
+        return spent >= _IPM_SHARE * self.interior_point_cost()
+
+    def interior_point_phase(self):
+        """Solve the whole QP by :func:`_interior_point` and move to its
+        solution, made exact on the bounds (crossover).
+
+        A variable whose bound multiplier exceeds its slack is put on that
+        bound; the others are projected onto ``{A z = b, lo <= z <= hi}``
+        (:func:`_project_affine_box`), so that the point is feasible to
+        rounding. The point replaces the iterate only if its objective is
+        lower; SMO and the active-set phase then finish from it (usually at
+        once: the interior-point solution is far more accurate than ``tol``).
+        """
+        P, q, lo, hi, A = self.P, self.q, self.lo, self.hi, self.A
+        self.ipm_done = True
+        both = np.isfinite(lo) & np.isfinite(hi)
+        if np.any(hi[both] - lo[both] <= self.eps_b[both]):
+            return  # a fixed variable: no interior
+        b = A @ self.x  # the equality constraints the iterate satisfies
+        z, sl, wl, su, wu, it = _interior_point(P, q, lo, hi, A, b)
+        self.ipm_iter = it
+        if not np.all(np.isfinite(z)):  # pragma: no cover - defensive
+            return
+        at_lo = np.isfinite(lo) & (wl > sl)
+        at_hi = np.isfinite(hi) & (wu > su) & ~at_lo
+        z = np.clip(z, lo, hi)
+        z[at_lo] = lo[at_lo]
+        z[at_hi] = hi[at_hi]
+        if A.shape[0]:
+            free = ~(at_lo | at_hi)
+            zf = _project_affine_box(z[free], lo[free], hi[free], A[:, free],
+                                     b - A[:, ~free] @ z[~free])
+            if zf is None:
+                return
+            z[free] = zf
+        gz = P @ z + q
+        if 0.5 * float(z @ (gz + q)) > self.objective():
+            return
+        self.x[:] = z
+        self.g[:] = gz
+        self.up[:] = z < hi - self.eps_b
+        self.down[:] = z > lo + self.eps_b
+
     def polish_budget_left(self):
         """Whether the active-set phase may still run.
 
@@ -554,6 +829,7 @@ class _SMOState:
             x=x_out,
             objective=self.objective(),
             n_iter=self.n_iter,
+            n_ipm_iter=self.ipm_iter,
             converged=converged,
             violation=float(violation),
             trace=trace,
@@ -636,7 +912,14 @@ def _smo_impl(
         each) may cost at most as much as the SMO iterations run so far, so
         it never dominates a solve that SMO handles well. None means
         ``max(50, n // 4)`` without equality constraints and
-        ``max(100, n // 2)`` with them; 0 disables it (pure SMO).
+        ``max(100, n // 2)`` with them; 0 disables it (pure SMO, without
+        the interior-point phase either). **Interior-point phase:** once
+        the work spent (SMO iterations, counted as above, plus the
+        active-set phases) reaches ``_IPM_SHARE = 0.25`` of the estimated
+        cost of an interior-point solve (``15 (n^3 / 3 + (8 + 2r) n^2 +
+        5000 n)`` operations), that solve runs once on the whole QP and its
+        solution, put exactly on the bounds it identifies, replaces the
+        iterate if it is better; SMO finishes from it.
 
     Returns
     -------
@@ -661,10 +944,14 @@ def _smo_impl(
     if polish_every is None:
         polish_every = max(50, n // 4) if state.single else max(100, n // 2)
     next_polish = polish_every if polish_every else -1
+    state.ipm_done = not polish_every  # pure SMO: no interior-point phase either
     trace = []
     violation = np.inf
     converged = False
     while state.n_iter < max_iter:
+        if state.interior_point_due():
+            state.interior_point_phase()
+            state.polish()
         if state.n_iter == next_polish:
             state.polish()
             next_polish += polish_every
