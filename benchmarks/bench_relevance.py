@@ -6,11 +6,20 @@ cvxpy >= 1.6). It is therefore installed into its own virtual environment,
 never into lupikit's: by default ``/tmp/lupikit-fri-venv``, or the path in
 ``LUPIKIT_FRI_VENV``. The environment is reused if it already works.
 
-Both sides get the same standardised data (n = 300, d = 20: 3 strongly
-relevant, 4 weakly relevant in redundant pairs, 13 irrelevant; and the LUPI
-variant with 8 privileged features), choose their hyper-parameters by their
-own cross-validation (lupikit: C, and for LUPI C and gamma jointly), and run
-on one core: ``n_jobs=1`` and ``OPENBLAS_NUM_THREADS=OMP_NUM_THREADS=1`` in
+Both sides get the same standardised data, four data sets of n = 300 and
+d = 20 regular features (3 strongly relevant, 4 weakly relevant in redundant
+pairs, 13 irrelevant): ``ordinal`` (``make_ordinal_relevance``) and its LUPI
+variant ``lupi`` with 8 privileged features (``make_lupi_ordinal``), and
+``regression`` (``make_regression_relevance``, X and y standardised) and its
+LUPI variant ``lupi-regression`` with 8 privileged features
+(``make_lupi_regression``). lupikit fits them with ``problem="ordinal"`` or
+``problem="regression"`` (L1 SVR, default ``epsilon=0.1`` in units of the
+standardised y), fri with ``ProblemName.ORDINALREGRESSION``,
+``LUPI_ORDREGRESSION``, ``REGRESSION`` and ``LUPI_REGRESSION`` (privileged
+columns appended, ``fit(..., lupi_features=8)``). Both sides choose their
+hyper-parameters by their own cross-validation (lupikit: C, and for LUPI C
+and gamma jointly; fri: its random search, which for regression also samples
+epsilon), and run on one core: ``n_jobs=1`` and ``OPENBLAS_NUM_THREADS=OMP_NUM_THREADS=1`` in
 both subprocesses (BLAS threads spinning next to other processes on a small
 machine slow small problems down badly, for both packages alike). Each fit
 runs in a fresh subprocess of its own environment; we time the end-to-end
@@ -21,11 +30,14 @@ F1 values are reported. lupikit runs with its documented defaults (delta=0.1,
 p=0.999, n_permutations=50); fri with its own defaults, which draw 20 probes.
 Each data set is therefore also fitted by lupikit with n_permutations=20, the
 same number of probe LPs as fri solves, and those times are compared with the
-same fri runs in a line of their own before the summary. Inside fri's
+same fri runs in a line of their own before the summary; that line (fri
+time / lupikit time at equal probes, and both F1 values) is what the target
+"regression and LUPI regression at least 8x faster than fri with a selection
+F1 at least fri's" is read off, and the last lines check it per data set. Inside fri's
 subprocess the calls to ``ecos.solve`` are timed as well, so that the share
 of fri's time spent in its LP solver (rather than in rebuilding each problem
-with cvxpy) is measured in the same run. The last lines print the ratios, one
-line per data set.
+with cvxpy) is measured in the same run. The summary prints the ratios, one
+line per data set, and then the target check for the two regression sets.
 
 With ``--scaling`` the script also fits one plain ordinal data set of each of
 n = 1000 and n = 2000 samples (same d) on both sides, which shows how the two
@@ -34,7 +46,7 @@ simplex pivot path lengthens with n; lupikit switches to a parametric search
 over the LP's dual (``lupikit.relevance._dual_path``) for large plain models.
 Those lines come before the summary.
 
-Before the summary, seed 0 of both data sets is also fitted with
+Before the summary, seed 0 of both ordinal data sets is also fitted with
 ``n_jobs=2`` on both sides (lupikit's workers are threads, since HiGHS
 releases the GIL while it solves; fri's are joblib's worker processes), and
 one plain data set is also fitted in this process to
@@ -46,20 +58,33 @@ The first line names the packages on both sides (lupikit's time depends on
 the HiGHS release: its fixed cost per solve differs by a factor of about 1.7
 between releases 1.10 and 1.16).
 
+With ``--scaling-d`` the script runs only a scaling in the number of features
+instead of the comparison above: plain ordinal data of n = 200 samples
+(``make_ordinal_relevance``, 3 strong, 4 weak, d - 7 irrelevant features,
+standardised, seed 0) for d = 100, 300 and 1000, lupikit with ``n_jobs=2``
+and its defaults (50 probes, ``screening="auto"``), printing per line its
+time, ``n_lps_`` (LPs of the formulation), ``n_screened_`` (features ruled
+out by certified screening) and the selection F1; fri (``n_jobs=2`` too, its
+defaults) at d = 100 and 300, each given at most 600 s in its subprocess (else
+"fri: did not finish in 600 s"); and one regression line for lupikit at
+d = 1000 (``make_regression_relevance``, n = 200, X and y standardised).
+
 With ``--against DIR`` the script compares only lupikit: this checkout against
 another one (e.g. ``git worktree add /tmp/before <commit>``), both in this
 environment with the other's ``src`` first on the path, alternating fits,
-on the two data sets above (seed 0) and one plain set of n = 1000 (the dual
+on the two ordinal data sets above (seed 0) and one plain set of n = 1000 (the dual
 route); it prints both medians, their ratio, the largest difference of the
 bounds and whether the classes agree. This is how a refactoring of the solver
 is checked for speed and for identical answers.
 
-Usage: ``python benchmarks/bench_relevance.py [n_repeats] [--scaling]`` or
+Usage: ``python benchmarks/bench_relevance.py [n_repeats] [--scaling]``,
+``python benchmarks/bench_relevance.py --scaling-d`` or
 ``python benchmarks/bench_relevance.py [n_repeats] --against DIR``.
 """
 
 import json
 import os
+import signal
 import subprocess
 import sys
 import tempfile
@@ -70,7 +95,8 @@ import numpy as np
 from sklearn.metrics import f1_score
 from sklearn.preprocessing import StandardScaler
 
-from lupikit.datasets import make_lupi_ordinal, make_ordinal_relevance
+from lupikit.datasets import (make_lupi_ordinal, make_lupi_regression, make_ordinal_relevance,
+                               make_regression_relevance)
 
 FRI_VENV = Path(os.environ.get("LUPIKIT_FRI_VENV", "/tmp/lupikit-fri-venv"))
 # measured to work together on Python 3.11 (cvxpy 1.7.5 still solves with ECOS 2.0.14)
@@ -101,14 +127,19 @@ ecos.solve = _timed_solve
 
 data = np.load(sys.argv[1])
 n_jobs = int(sys.argv[2]) if len(sys.argv) > 2 else 1
+# "ordinal" or "regression"; argument 3 overrides the data file's "problem"
+problem = sys.argv[3] if len(sys.argv) > 3 else (
+    str(data["problem"]) if "problem" in data.files else "ordinal")
+names = {("ordinal", False): "ORDINALREGRESSION", ("ordinal", True): "LUPI_ORDREGRESSION",
+         ("regression", False): "REGRESSION", ("regression", True): "LUPI_REGRESSION"}
 X, y = data["X"], data["y"]
 t0 = time.perf_counter()
 if "Xs" in data.files:
     Xs = data["Xs"]
-    model = fri.FRI(fri.ProblemName.LUPI_ORDREGRESSION, random_state=0, n_jobs=n_jobs)
+    model = fri.FRI(getattr(fri.ProblemName, names[problem, True]), random_state=0, n_jobs=n_jobs)
     model.fit(np.hstack([X, Xs]), y, lupi_features=Xs.shape[1])
 else:
-    model = fri.FRI(fri.ProblemName.ORDINALREGRESSION, random_state=0, n_jobs=n_jobs)
+    model = fri.FRI(getattr(fri.ProblemName, names[problem, False]), random_state=0, n_jobs=n_jobs)
     model.fit(X, y)
 seconds = time.perf_counter() - t0
 print(json.dumps({"seconds": seconds, "solver_seconds": _spent[0], "n_solves": _spent[1],
@@ -138,9 +169,15 @@ from lupikit.relevance import FeatureRelevanceBounds
 data = np.load(sys.argv[1])
 n_jobs = int(sys.argv[2]) if len(sys.argv) > 2 else 1
 n_permutations = int(sys.argv[3]) if len(sys.argv) > 3 else 50  # 50: the default
+# "ordinal" or "regression"; argument 4 overrides the data file's "problem"
+problem = sys.argv[4] if len(sys.argv) > 4 else (
+    str(data["problem"]) if "problem" in data.files else "ordinal")
+# the ordinal default is not passed, so that older checkouts (--against) still run
+kwargs = {} if problem == "ordinal" else {"problem": problem}
 X, y = data["X"], data["y"]
 t0 = time.perf_counter()
-frb = FeatureRelevanceBounds(random_state=0, n_jobs=n_jobs, n_permutations=n_permutations)
+frb = FeatureRelevanceBounds(random_state=0, n_jobs=n_jobs, n_permutations=n_permutations,
+                             **kwargs)
 if "Xs" in data.files:
     frb.fit(X, y, privileged_features=data["Xs"])
     classes = np.r_[frb.relevance_classes_, frb.relevance_classes_privileged_]
@@ -150,9 +187,13 @@ else:
 seconds = time.perf_counter() - t0
 intervals = frb.interval_ if frb.interval_privileged_ is None else np.r_[
     frb.interval_, frb.interval_privileged_]
+n_lps, n_screened = getattr(frb, "n_lps_", None), getattr(frb, "n_screened_", None)
 print(json.dumps({"seconds": seconds, "classes": [int(c) for c in classes],
                   "intervals": intervals.tolist(), "module": FeatureRelevanceBounds.__module__,
-                  "file": __import__("lupikit").__file__}))
+                  "file": __import__("lupikit").__file__,
+                  "n_lps": None if n_lps is None else int(n_lps),
+                  "n_screened": None if n_screened is None else int(n_screened),
+                  "C": float(frb.C_)}))
 '''
 
 #: fri's default number of probes (``fri.FRI(n_probe_features=20)``)
@@ -161,10 +202,29 @@ FRI_PROBES = 20
 ENV = dict(os.environ, OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1", MKL_NUM_THREADS="1")
 
 
-def run_worker(py, worker, path, n_jobs=1, *extra, env=None):
-    out = subprocess.run([str(py), worker, path, str(n_jobs), *map(str, extra)],
-                         capture_output=True, text=True, check=True, env=env or ENV)
-    return json.loads(out.stdout.strip().splitlines()[-1])
+def run_worker(py, worker, path, n_jobs=1, *extra, env=None, timeout=None):
+    """Run one fit in a fresh subprocess and return its JSON line.
+
+    The subprocess gets a session of its own, so that on ``timeout`` (seconds,
+    raising ``subprocess.TimeoutExpired``) it is killed together with any
+    worker processes it started (fri's joblib workers). A failing worker
+    raises ``RuntimeError`` with the end of its stderr."""
+    cmd = [str(py), worker, path, str(n_jobs), *map(str, extra)]
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env=env or ENV, start_new_session=True)
+    try:
+        stdout, stderr = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        proc.communicate()
+        raise
+    if proc.returncode != 0:
+        raise RuntimeError(f"{' '.join(cmd)} failed with exit code {proc.returncode}:\n"
+                           + "\n".join(stderr.strip().splitlines()[-30:]))
+    return json.loads(stdout.strip().splitlines()[-1])
 
 
 def against(other, n_repeats=5):
@@ -178,13 +238,13 @@ def against(other, n_repeats=5):
     with tempfile.TemporaryDirectory() as tmp:
         worker = os.path.join(tmp, "lupikit_worker.py")
         Path(worker).write_text(LUPIKIT_WORKER)
-        sets = dict(datasets(0))
+        sets = {k: v for k, v in datasets(0).items() if k in ORDINAL_SETS}
         X, y, _ = make_ordinal_relevance(n_samples=1000, n_strong=3, n_weak=4,
                                          n_irrelevant=13, random_state=0)
         sets["ordinal n=1000"] = dict(X=StandardScaler().fit_transform(X), y=y)
         for name, d in sets.items():
             path = os.path.join(tmp, f"against_{name.replace(' ', '_')}.npz")
-            np.savez(path, **{k: v for k, v in d.items() if k != "truth"})
+            np.savez(path, **{k: v for k, v in d.items() if k not in ("truth", "problem")})
             times, res = {"here": [], "other": []}, {}
             for rep in range(n_repeats):
                 for who in (("here", "other") if rep % 2 == 0 else ("other", "here")):
@@ -201,16 +261,43 @@ def against(other, n_repeats=5):
     return lines
 
 
+#: the data sets of the ordinal model (``--against`` and the ``n_jobs=2`` lines use only these)
+ORDINAL_SETS = ("ordinal", "lupi")
+
+
+def _std(a):
+    """Standardise columns (or a vector) to mean 0 and standard deviation 1."""
+    a = np.asarray(a, dtype=float)
+    return StandardScaler().fit_transform(a.reshape(len(a), -1)).reshape(a.shape)
+
+
 def datasets(seed):
+    """The four data sets of the comparison for one seed: n = 300, d = 20 regular features
+    (3 strong, 4 weak in pairs, 13 irrelevant), LUPI with 8 privileged features (5 relevant,
+    3 irrelevant). Each is a dict of X (, Xs), y, truth (regular then privileged) and the
+    ``problem`` both workers read from the saved file."""
     X, y, rel = make_ordinal_relevance(n_samples=300, n_strong=3, n_weak=4, n_irrelevant=13,
                                        random_state=seed)
     Xl, Xs, yl, rl, rs = make_lupi_ordinal(n_samples=300, n_strong=3, n_weak=4, n_irrelevant=13,
                                            n_privileged_irrelevant=3, random_state=seed)
+    Xr, yr, rr = make_regression_relevance(n_samples=300, n_strong=3, n_weak=4, n_irrelevant=13,
+                                           random_state=seed)
+    Xq, Xqs, yq, rq, rqs = make_lupi_regression(n_samples=300, n_strong=3, n_weak=4,
+                                                n_irrelevant=13, n_privileged_irrelevant=3,
+                                                random_state=seed)
+    assert Xs.shape[1] == Xqs.shape[1] == 8
     return {
-        "ordinal": dict(X=StandardScaler().fit_transform(X), y=y, truth=rel),
-        "lupi": dict(X=StandardScaler().fit_transform(Xl), Xs=StandardScaler().fit_transform(Xs),
-                     y=yl, truth=np.r_[rl, rs]),
+        "ordinal": dict(X=_std(X), y=y, truth=rel, problem="ordinal"),
+        "lupi": dict(X=_std(Xl), Xs=_std(Xs), y=yl, truth=np.r_[rl, rs], problem="ordinal"),
+        "regression": dict(X=_std(Xr), y=_std(yr), truth=rr, problem="regression"),
+        "lupi-regression": dict(X=_std(Xq), Xs=_std(Xqs), y=_std(yq), truth=np.r_[rq, rqs],
+                                problem="regression"),
     }
+
+
+def save(path, d):
+    """Save a data set for the workers (everything but the truth)."""
+    np.savez(path, **{k: v for k, v in d.items() if k != "truth"})
 
 
 def scaling(py, workers, tmp, sizes=(1000, 2000)):
@@ -235,12 +322,67 @@ def parallel(workers, tmp, n_jobs=2):
     """Seed 0 of both data sets with ``n_jobs`` on both sides; returns printable lines."""
     lines = []
     for name, d in datasets(0).items():
+        if name not in ORDINAL_SETS:
+            continue
         path = os.path.join(tmp, f"parallel_{name}.npz")
-        np.savez(path, **{k: v for k, v in d.items() if k != "truth"})
+        save(path, d)
         res = {who: run_worker(*workers[who], path, n_jobs) for who in ("lupikit", "fri")}
         t_l, t_f = res["lupikit"]["seconds"], res["fri"]["seconds"]
         lines.append(f"{name:8s} n_jobs={n_jobs}: lupikit {t_l:.2f} s  fri {t_f:.2f} s  "
                      f"speed-up {t_f / t_l:.1f}x")
+        print(lines[-1], flush=True)
+    return lines
+
+
+def scaling_d(py, workers, tmp, dims=(100, 300, 1000), fri_dims=(100, 300), n_jobs=2,
+              timeout=600, n_samples=200, regression_dims=(1000,)):
+    """Scaling in the number of features d: plain ordinal data (n = 200, 3 strong, 4 weak,
+    d - 7 irrelevant, standardised) for each d in ``dims``, lupikit with ``n_jobs`` and its
+    defaults; fri (``n_jobs`` too) for d in ``fri_dims``, killed after ``timeout`` seconds;
+    then lupikit on regression data of each d in ``regression_dims``. Returns printable lines."""
+    lines = []
+
+    def lupikit_line(label, res, truth):
+        f1 = f1_score(truth > 0, np.asarray(res["classes"]) > 0)
+        return (f"{label}: lupikit {res['seconds']:7.2f} s  n_lps_ {res['n_lps']}  "
+                f"n_screened_ {res['n_screened']}  F1 {f1:.3f}")
+
+    for i, d in enumerate(dims):
+        X, y, rel = make_ordinal_relevance(n_samples=n_samples, n_strong=3, n_weak=4,
+                                           n_irrelevant=d - 7, random_state=0)
+        path = os.path.join(tmp, f"scaling_d_{d}.npz")
+        save(path, dict(X=_std(X), y=y, problem="ordinal"))
+        whos = ("lupikit", "fri") if d in fri_dims else ("lupikit",)
+        res = {}
+        for who in (whos if i % 2 == 0 else whos[::-1]):  # alternate the order
+            if who == "lupikit":
+                res[who] = run_worker(*workers[who], path, n_jobs)
+                continue
+            try:
+                res[who] = run_worker(*workers[who], path, n_jobs, timeout=timeout)
+            except subprocess.TimeoutExpired:
+                res[who] = None
+        line = lupikit_line(f"ordinal d={d:4d}", res["lupikit"], rel)
+        if "fri" in res:
+            r = res["fri"]
+            if r is None:
+                line += f"  |  fri: did not finish in {timeout} s"
+            else:
+                f1 = f1_score(rel > 0, np.asarray(r["classes"]) > 0)
+                # no ECOS share here: with n_jobs=2 fri solves in joblib's worker processes,
+                # where the timing wrapper of the worker script does not reach
+                line += (f"  |  fri {r['seconds']:.2f} s  "
+                         f"speed-up {r['seconds'] / res['lupikit']['seconds']:.1f}x  "
+                         f"F1 fri {f1:.3f}")
+        lines.append(line)
+        print(line, flush=True)
+    for d in regression_dims:
+        X, y, rel = make_regression_relevance(n_samples=n_samples, n_strong=3, n_weak=4,
+                                              n_irrelevant=d - 7, random_state=0)
+        path = os.path.join(tmp, f"scaling_d_regression_{d}.npz")
+        save(path, dict(X=_std(X), y=_std(y), problem="regression"))
+        lines.append(lupikit_line(f"regression d={d:4d}",
+                                  run_worker(*workers["lupikit"], path, n_jobs), rel))
         print(lines[-1], flush=True)
     return lines
 
@@ -317,20 +459,37 @@ def versions(py):
     return f"lupikit side: {ours}; fri side: {fri_side}"
 
 
+def write_workers(py, tmp):
+    workers = {"fri": (py, os.path.join(tmp, "fri_worker.py")),
+               "lupikit": (sys.executable, os.path.join(tmp, "lupikit_worker.py"))}
+    Path(workers["fri"][1]).write_text(WORKER)
+    Path(workers["lupikit"][1]).write_text(LUPIKIT_WORKER)
+    return workers
+
+
+def main_scaling_d():
+    py = fri_python()
+    print(versions(py), flush=True)
+    print(f"scaling with d (n = 200, 3 strong, 4 weak, d - 7 irrelevant, seed 0); both sides "
+          f"n_jobs=2 on this {os.cpu_count()}-core machine, BLAS threads=1; lupikit defaults "
+          "(50 probes, screening='auto'), fri defaults (20 probes), fri at most 600 s:",
+          flush=True)
+    with tempfile.TemporaryDirectory() as tmp:
+        scaling_d(py, write_workers(py, tmp), tmp)
+
+
 def main(n_repeats=3, with_scaling=False):
     py = fri_python()
     print(versions(py), flush=True)
+    names = tuple(datasets(0))
     results = {k: {"lupikit": [], "fri": [], "f1_lupikit": [], "f1_fri": [], "ecos": [],
-                   "n_ecos": [], "lupikit20": [], "f1_lupikit20": []} for k in ("ordinal", "lupi")}
+                   "n_ecos": [], "lupikit20": [], "f1_lupikit20": []} for k in names}
     with tempfile.TemporaryDirectory() as tmp:
-        workers = {"fri": (py, os.path.join(tmp, "fri_worker.py")),
-                   "lupikit": (sys.executable, os.path.join(tmp, "lupikit_worker.py"))}
-        Path(workers["fri"][1]).write_text(WORKER)
-        Path(workers["lupikit"][1]).write_text(LUPIKIT_WORKER)
+        workers = write_workers(py, tmp)
         for seed in range(n_repeats):
             for name, d in datasets(seed).items():
                 path = os.path.join(tmp, f"{name}_{seed}.npz")
-                np.savez(path, **{k: v for k, v in d.items() if k != "truth"})
+                save(path, d)
                 order = ("lupikit", "fri") if seed % 2 == 0 else ("fri", "lupikit")
                 for who in order:
                     res = run_worker(*workers[who], path)
@@ -340,12 +499,15 @@ def main(n_repeats=3, with_scaling=False):
                     if who == "fri":
                         results[name]["ecos"].append(res["solver_seconds"])
                         results[name]["n_ecos"].append(res["n_solves"])
-                    print(f"{name:8s} seed {seed} {who:8s} {res['seconds']:7.2f} s  F1 {f1:.3f}", flush=True)
+                    print(f"{name:15s} seed {seed} {who:8s} {res['seconds']:7.2f} s  F1 {f1:.3f}",
+                          flush=True)
                 # as many probes as fri draws by default (n_probe_features=20)
                 res = run_worker(*workers["lupikit"], path, 1, FRI_PROBES)
                 results[name]["lupikit20"].append(res["seconds"])
                 results[name]["f1_lupikit20"].append(
                     f1_score(d["truth"] > 0, np.asarray(res["classes"]) > 0))
+                print(f"{name:15s} seed {seed} lupikit{FRI_PROBES} {res['seconds']:7.2f} s  "
+                      f"F1 {results[name]['f1_lupikit20'][-1]:.3f}", flush=True)
         scaled = scaling(py, workers, tmp) if with_scaling else []
         both = parallel(workers, tmp)
     if scaled:
@@ -366,22 +528,32 @@ def main(n_repeats=3, with_scaling=False):
     print("where fri's time goes (medians): the ECOS solver itself versus cvxpy's rebuilding")
     for name, r in results.items():
         t_f, t_e = np.median(r["fri"]), np.median(r["ecos"])
-        print(f"{name:8s}: fri {t_f:.2f} s, of which {t_e:.2f} s inside ECOS "
+        print(f"{name:15s}: fri {t_f:.2f} s, of which {t_e:.2f} s inside ECOS "
               f"({int(np.median(r['n_ecos']))} solves); 10x would need lupikit <= {t_f / 10:.2f} s")
     print()
     print(f"the same, with as many probes on both sides (lupikit n_permutations={FRI_PROBES}, "
           f"fri's default n_probe_features={FRI_PROBES}):")
     for name, r in results.items():
         t_l, t_f = np.median(r["lupikit20"]), np.median(r["fri"])
-        print(f"{name:8s}: lupikit {t_l:.2f} s  fri {t_f:.2f} s  speed-up {t_f / t_l:.1f}x  "
+        print(f"{name:15s}: lupikit {t_l:.2f} s  fri {t_f:.2f} s  speed-up {t_f / t_l:.1f}x  "
               f"F1 lupikit {np.mean(r['f1_lupikit20']):.3f}  F1 fri {np.mean(r['f1_fri']):.3f}")
     print()
     print(f"medians of fit times over {n_repeats} data sets; both sides on one core "
           "(n_jobs=1, OPENBLAS/OMP threads=1), shared machine:")
     for name, r in results.items():
         t_l, t_f = np.median(r["lupikit"]), np.median(r["fri"])
-        print(f"{name:8s}: lupikit {t_l:.2f} s  fri {t_f:.2f} s  speed-up {t_f / t_l:.1f}x  "
+        print(f"{name:15s}: lupikit {t_l:.2f} s  fri {t_f:.2f} s  speed-up {t_f / t_l:.1f}x  "
               f"F1 lupikit {np.mean(r['f1_lupikit']):.3f}  F1 fri {np.mean(r['f1_fri']):.3f}")
+    print()
+    print(f"target: regression and LUPI regression >= 8x faster than fri at equal probes "
+          f"({FRI_PROBES}), selection F1 at least fri's:")
+    for name in ("regression", "lupi-regression"):
+        r = results[name]
+        speed = np.median(r["fri"]) / np.median(r["lupikit20"])
+        f1_l, f1_f = np.mean(r["f1_lupikit20"]), np.mean(r["f1_fri"])
+        print(f"{name:15s}: speed-up {speed:.1f}x ({'met' if speed >= 8 else 'NOT met'})  "
+              f"F1 lupikit {f1_l:.3f} vs fri {f1_f:.3f} "
+              f"({'met' if f1_l >= f1_f else 'NOT met'})")
 
 
 if __name__ == "__main__":
@@ -393,6 +565,8 @@ if __name__ == "__main__":
         print(f"lupikit here against lupikit in {other} (same venv, one core each, "
               "alternating; medians):", flush=True)
         against(other, int(rest[0]) if rest else 5)
+    elif "--scaling-d" in argv:
+        main_scaling_d()
     else:
         args = [a for a in argv if a != "--scaling"]
         main(int(args[0]) if args else 3, with_scaling="--scaling" in argv)

@@ -12,30 +12,21 @@ checks' tiny data sets (one feature, say) all of them are, which ``fit``
 reports as an error rather than a noise threshold from fewer than two probes.
 """
 
-import numpy as np
 from sklearn.utils import get_tags
 
-from lupikit.relevance import FeatureRelevanceBounds, OrdinalRegressionLP
-
-
-def derived_privileged_features(X):
-    """Privileged features computed row by row from ``X`` (``tanh`` of every column).
-
-    Input that is not a 2-D numeric array gives None, so that the estimator's own
-    validation of ``X`` reports what is wrong with it.
-    """
-    try:
-        X = np.asarray(X)
-        if X.dtype.kind == "c":
-            return None
-        X = X.astype(np.float64)
-    except (TypeError, ValueError):
-        return None
-    return np.tanh(X) if X.ndim == 2 else None
+from lupikit.relevance import L1SVR, FeatureRelevanceBounds, OrdinalRegressionLP
+from side_features import derived_privileged_features  # tests/ is on pytest's pythonpath
 
 
 class OrdinalLupiFromX(OrdinalRegressionLP):
     """:class:`OrdinalRegressionLP` (LUPI model) with ``X*`` derived from ``X`` in ``fit``."""
+
+    def fit(self, X, y):
+        return super().fit(X, y, privileged_features=derived_privileged_features(X))
+
+
+class L1SVRLupiFromX(L1SVR):
+    """:class:`L1SVR` (LUPI model) with ``X*`` derived from ``X`` in ``fit``."""
 
     def fit(self, X, y):
         return super().fit(X, y, privileged_features=derived_privileged_features(X))
@@ -66,13 +57,22 @@ ESTIMATORS = [
                             random_state=0), {}),
     (RelevanceLupiFromX(C=1.0, gamma=1.0, n_permutations=5, random_state=0), {}),
     (RelevanceLupiFromX(n_permutations=5, cv=3, random_state=0), {}),  # C and gamma by CV
+    (L1SVR(), {}),
+    (L1SVR(epsilon=0.0), {}),
+    (L1SVRLupiFromX(), {}),
+    (FeatureRelevanceBounds(problem="regression", C=1.0, n_permutations=5, random_state=0), {}),
+    (FeatureRelevanceBounds(problem="regression", n_permutations=5, cv=3, random_state=0), {}),
+    (RelevanceLupiFromX(problem="regression", C=1.0, gamma=1.0, n_permutations=5,
+                        random_state=0), {}),
 ]
 
 
 def _id(estimator):
     p = estimator.get_params()
     chosen = "C=cv" if p.get("C", 1.0) is None else ""
-    return "-".join(filter(None, [type(estimator).__name__, p["constraints"], chosen]))
+    return "-".join(filter(None, [type(estimator).__name__, p.get("problem"),
+                                  p.get("constraints"), f"eps={p['epsilon']}" if "epsilon" in p
+                                  and "problem" not in p else "", chosen]))
 
 
 

@@ -24,8 +24,9 @@ LAYERS = {
     "_engine": 3,
     "_lp": 4,
     "_ordinal": 5,
-    "_bounds": 6,
-    "__init__": 7,
+    "_regression": 6, "_constrained": 6,
+    "_bounds": 7,
+    "__init__": 8,
 }
 
 

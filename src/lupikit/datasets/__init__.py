@@ -17,7 +17,9 @@ from ._ordinal import (
     load_binned_regression,
     load_fair,
     make_lupi_ordinal,
+    make_lupi_regression,
     make_ordinal_relevance,
+    make_regression_relevance,
 )
 from ._privileged_tasks import TASKS, load_privileged_task
 from ._synthetic import (
@@ -40,6 +42,8 @@ __all__ = [
     "load_mnist_5_8",
     "make_ordinal_relevance",
     "make_lupi_ordinal",
+    "make_regression_relevance",
+    "make_lupi_regression",
     "bin_target",
     "load_anes96",
     "load_fair",

@@ -25,6 +25,8 @@ from sklearn.utils import Bunch, check_random_state
 __all__ = [
     "make_ordinal_relevance",
     "make_lupi_ordinal",
+    "make_regression_relevance",
+    "make_lupi_regression",
     "bin_target",
     "load_anes96",
     "load_fair",
@@ -86,13 +88,88 @@ def bin_target(y, n_bins=5):
 
 
 def _latent(n_samples, n_strong, n_weak, n_bins, noise, rng):
+    """``(S, U, y)``: strong and latent weak signals and the target, binned into
+    ``n_bins`` levels (``n_bins=None``: the real-valued score itself)."""
     if n_weak % 2:
         raise ValueError(f"n_weak must be even (weak features come in redundant pairs), got {n_weak}.")
     S = rng.standard_normal((n_samples, n_strong))
     U = rng.standard_normal((n_samples, n_weak // 2))
     signs = rng.choice([-1.0, 1.0], size=n_strong + n_weak // 2)
     z = np.hstack([S, U]) @ signs + noise * rng.standard_normal(n_samples)
-    return S, U, bin_target(z, n_bins)
+    return S, U, (z if n_bins is None else bin_target(z, n_bins))
+
+
+def make_regression_relevance(n_samples=300, n_strong=3, n_weak=4, n_irrelevant=13, *,
+                              noise=0.5, redundancy_noise=0.1, random_state=None):
+    r"""Regression data with known strongly, weakly relevant and irrelevant features.
+
+    The generative model of :func:`make_ordinal_relevance` without the
+    binning: ``y = z`` is the real-valued latent score
+    ``sum_k s_k S_k + sum_g t_g U_g + noise * eps``; the weakly relevant
+    features are the redundant pairs ``U_g + redundancy_noise * noise``.
+
+    Parameters
+    ----------
+    n_samples, n_strong, n_weak, n_irrelevant : int
+        As in :func:`make_ordinal_relevance` (``n_weak`` even).
+    noise : float, default=0.5
+        Standard deviation of the noise on ``y``.
+    redundancy_noise : float, default=0.1
+        Noise separating the two members of a pair (0: exact copies).
+    random_state : int, RandomState instance or None, default=None
+
+    Returns
+    -------
+    X : ndarray of shape (n_samples, n_strong + n_weak + n_irrelevant)
+    y : ndarray of float of shape (n_samples,)
+    relevance : ndarray of int of shape (n_features,)
+        Ground truth: 2 strongly relevant, 1 weakly relevant, 0 irrelevant.
+
+    Examples
+    --------
+    >>> from lupikit.datasets import make_regression_relevance
+    >>> X, y, relevance = make_regression_relevance(n_samples=50, random_state=0)
+    >>> X.shape, y.dtype.kind, relevance.tolist()[:8]
+    ((50, 20), 'f', [2, 2, 2, 1, 1, 1, 1, 0])
+    """
+    return _relevance_data(n_samples, n_strong, n_weak, n_irrelevant, None, noise,
+                           redundancy_noise, random_state)
+
+
+def make_lupi_regression(n_samples=300, n_strong=3, n_weak=4, n_irrelevant=13, *,
+                         n_privileged_irrelevant=3, view_noise=0.2, noise=0.0,
+                         random_state=None):
+    r"""LUPI regression data: the privileged features are the clean signal.
+
+    The generative model of :func:`make_lupi_ordinal` with the real-valued
+    score as the target: ``X*`` holds the clean signals (and irrelevant
+    columns), ``X`` a noisy view of every signal (the weak ones twice) and
+    irrelevant columns, so ``X*`` explains which samples ``X`` fits badly.
+
+    Parameters
+    ----------
+    n_samples, n_strong, n_weak, n_irrelevant, n_privileged_irrelevant : int
+        As in :func:`make_lupi_ordinal`.
+    view_noise : float, default=0.2
+        Noise of the regular view.
+    noise : float, default=0.0
+        Noise on ``y`` that ``X*`` cannot explain.
+    random_state : int, RandomState instance or None, default=None
+
+    Returns
+    -------
+    X, X_star, y, relevance, relevance_privileged
+        As :func:`make_lupi_ordinal`, with ``y`` real-valued.
+
+    Examples
+    --------
+    >>> from lupikit.datasets import make_lupi_regression
+    >>> X, Xs, y, r, rs = make_lupi_regression(n_samples=40, random_state=0)
+    >>> X.shape, Xs.shape, rs.tolist()
+    ((40, 20), (40, 8), [1, 1, 1, 1, 1, 0, 0, 0])
+    """
+    return _lupi(n_samples, n_strong, n_weak, n_irrelevant, None, n_privileged_irrelevant,
+                 view_noise, noise, random_state)
 
 
 def make_ordinal_relevance(n_samples=300, n_strong=3, n_weak=4, n_irrelevant=13, *,
@@ -141,8 +218,16 @@ def make_ordinal_relevance(n_samples=300, n_strong=3, n_weak=4, n_irrelevant=13,
     >>> X.shape, sorted(set(y.tolist())), relevance.tolist()[:8]
     ((50, 20), [0, 1, 2, 3, 4], [2, 2, 2, 1, 1, 1, 1, 0])
     """
-    n_samples, n_strong, n_weak, n_irrelevant, n_bins, noise = _check_sizes(
-        n_samples, n_strong, n_weak, n_irrelevant, n_bins, noise)
+    return _relevance_data(n_samples, n_strong, n_weak, n_irrelevant, n_bins, noise,
+                           redundancy_noise, random_state)
+
+
+def _relevance_data(n_samples, n_strong, n_weak, n_irrelevant, n_bins, noise,
+                    redundancy_noise, random_state):
+    """The generator of :func:`make_ordinal_relevance` (``n_bins=None``: real-valued y)."""
+    n_samples, n_strong, n_weak, n_irrelevant, checked_bins, noise = _check_sizes(
+        n_samples, n_strong, n_weak, n_irrelevant, 2 if n_bins is None else n_bins, noise)
+    n_bins = None if n_bins is None else checked_bins
     redundancy_noise = _nonneg(redundancy_noise, "redundancy_noise")
     rng = check_random_state(random_state)
     S, U, y = _latent(n_samples, n_strong, n_weak, n_bins, noise, rng)
@@ -204,8 +289,16 @@ def make_lupi_ordinal(n_samples=300, n_strong=3, n_weak=4, n_irrelevant=13, *,
     >>> X.shape, Xs.shape, rs.tolist()
     ((40, 20), (40, 8), [1, 1, 1, 1, 1, 0, 0, 0])
     """
-    n_samples, n_strong, n_weak, n_irrelevant, n_bins, noise = _check_sizes(
-        n_samples, n_strong, n_weak, n_irrelevant, n_bins, noise)
+    return _lupi(n_samples, n_strong, n_weak, n_irrelevant, n_bins, n_privileged_irrelevant,
+                 view_noise, noise, random_state)
+
+
+def _lupi(n_samples, n_strong, n_weak, n_irrelevant, n_bins, n_privileged_irrelevant,
+          view_noise, noise, random_state):
+    """The LUPI generator (``n_bins=None``: a real-valued target)."""
+    n_samples, n_strong, n_weak, n_irrelevant, checked_bins, noise = _check_sizes(
+        n_samples, n_strong, n_weak, n_irrelevant, 2 if n_bins is None else n_bins, noise)
+    n_bins = None if n_bins is None else checked_bins
     n_pi = _int(n_privileged_irrelevant, "n_privileged_irrelevant", 0)
     view_noise = _nonneg(view_noise, "view_noise")
     rng = check_random_state(random_state)

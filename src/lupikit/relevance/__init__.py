@@ -7,6 +7,8 @@ information*.
 - :class:`OrdinalRegressionLP` -- L1-regularised large-margin ordinal
   regression (explicit or implicit thresholds, optional privileged
   correcting functions) solved as one LP with HiGHS;
+- :class:`L1SVR` -- L1-regularised support vector regression
+  (epsilon-insensitive loss, optional correcting functions), also an LP;
 - :class:`FeatureRelevanceBounds` -- minrel/maxrel relevance intervals,
   permutation noise thresholds and strong/weak/irrelevant classes, a
   scikit-learn feature selector;
@@ -21,11 +23,13 @@ from ._bounds import FeatureRelevanceBounds, select_C, select_C_gamma
 from ._highs import LinearProgramError, solve_lp
 from ._lp import OrdinalLP
 from ._ordinal import OrdinalRegressionLP, check_ordinal_labels
+from ._regression import L1SVR
 from ._tasks import Probe, RelevanceTask
 from ._thresholds import classify_relevance, prediction_interval
 
 __all__ = [
     "OrdinalRegressionLP",
+    "L1SVR",
     "FeatureRelevanceBounds",
     "prediction_interval",
     "classify_relevance",

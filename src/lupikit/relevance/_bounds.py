@@ -25,11 +25,13 @@ from tqdm import tqdm
 
 from .._validation import NON_NEGATIVE, POSITIVE, UNIT_OPEN, check_nonempty_grid
 from ..metrics import macro_averaged_mae
+from ._constrained import constrained_bounds, redundancy_groups
 from ._engine import SOLVERS
 from ._lp import OrdinalLP
 from ._ordinal import CONSTRAINTS, OrdinalRegressionLP, check_fit_inputs, check_ordinal_labels
+from ._regression import L1SVR, check_regression_inputs
 from ._tasks import Probe, RelevanceTask
-from ._thresholds import classify_relevance, prediction_interval
+from ._thresholds import TOL, classify_relevance, prediction_interval
 
 __all__ = ["FeatureRelevanceBounds", "select_C", "select_C_gamma"]
 
@@ -43,6 +45,8 @@ _CV = Interval(Integral, 2, None, closed="left")
 #: ``n_jobs`` as joblib reads it: None, or a non-zero integer (-1: all cores).
 _N_JOBS = [Interval(Integral, None, -1, closed="right"), Interval(Integral, 1, None, closed="left"),
            None]
+#: ``screening="auto"`` screens from this many features on.
+SCREENING_MIN_FEATURES = 100
 #: Below this share of the optimal model's objective (of 1 if that is smaller), its
 #: L1 penalty is within the LP solver's tolerances (HiGHS': 1e-7) of the loss, so
 #: which near-optimal model HiGHS returns, and the normalised bounds, are decided by
@@ -80,28 +84,41 @@ def _fold_labels(y):
 
 
 def _cv_errors(X, y, privileged_features, pairs, constraints, cv, random_state, n_jobs,
-               solver="auto"):
-    """Mean validation macro-MAE (prediction from X only) of every (C, gamma) pair."""
-    with warnings.catch_warnings():  # a gap in the labels is reported by the caller's fit
-        warnings.simplefilter("ignore", UserWarning)
-        classes, yb = check_ordinal_labels(y)
-    y = classes[yb]
-    folds = _folds(X, y, cv, random_state)
+               solver="auto", epsilon=None):
+    """Mean validation error (prediction from X only) of every (C, gamma) pair:
+    macro-MAE of the ordinal model, or MAE of the regression (``epsilon`` given)."""
+    if epsilon is None:
+        with warnings.catch_warnings():  # a gap in the labels is reported by the caller's fit
+            warnings.simplefilter("ignore", UserWarning)
+            classes, yb = check_ordinal_labels(y)
+        y = classes[yb]
+        folds = _folds(X, y, cv, random_state)
+    else:
+        y = np.asarray(y, dtype=float)
+        seed = check_random_state(random_state).randint(2**31 - 1)
+        folds = list(KFold(cv, shuffle=True, random_state=seed).split(X))
     # solve along the grid sorted by gamma, then C: one LP per fold, warm-started
     order = sorted(range(len(pairs)), key=lambda i: (pairs[i][1], pairs[i][0]))
 
     def run_fold(tr, te):
-        classes, yb = _fold_labels(y[tr])
         Xs = None if privileged_features is None else privileged_features[tr]
-        lp = OrdinalLP(X[tr], yb, classes.size, 1.0, constraints, X_star=Xs, gamma=1.0,
-                       solver=solver)
+        if epsilon is None:
+            classes, target = _fold_labels(y[tr])
+            n_bins = classes.size
+        else:
+            target, n_bins = y[tr], 2
+        lp = OrdinalLP(X[tr], target, n_bins, 1.0, constraints, X_star=Xs, gamma=1.0,
+                       solver=solver, epsilon=epsilon)
         errs = np.empty(len(pairs))
         sols = lp.solve_path([pairs[i][0] for i in order], [pairs[i][1] for i in order])
         for i, x in zip(order, sols):
             parts = lp.split(x)
-            thr = np.sort(parts["b"])
-            pred = classes[np.searchsorted(thr, X[te] @ parts["w"], side="right")]
-            errs[i] = macro_averaged_mae(y[te], pred)
+            if epsilon is None:
+                thr = np.sort(parts["b"])
+                pred = classes[np.searchsorted(thr, X[te] @ parts["w"], side="right")]
+                errs[i] = macro_averaged_mae(y[te], pred)
+            else:
+                errs[i] = np.mean(np.abs(y[te] - (X[te] @ parts["w"] - parts["b"][0])))
         return errs
 
     if n_jobs in (None, 1):
@@ -132,16 +149,19 @@ def _best(scores, keys):
         "random_state": ["random_state"],
         "n_jobs": _N_JOBS,
         "solver": [StrOptions(set(SOLVERS))],
+        "epsilon": [NON_NEGATIVE, None],
     },
     prefer_skip_nested_validation=True,
 )
 def select_C(X, y, privileged_features=None, *, C_grid=C_GRID, constraints="explicit",
-             gamma=1.0, cv=5, random_state=None, n_jobs=None, solver="auto"):
-    """Choose C for :class:`OrdinalRegressionLP` by cross-validated macro-MAE.
+             gamma=1.0, cv=5, random_state=None, n_jobs=None, solver="auto", epsilon=None):
+    """Choose C for :class:`OrdinalRegressionLP` (or :class:`L1SVR`) by cross-validation.
 
-    Folds are stratified by label when every label has at least ``cv``
-    samples (otherwise shuffled K-fold). Validation predictions use the
-    regular features only. Ties go to the smallest C.
+    The score is the validation macro-MAE of the ordinal model, or with
+    ``epsilon`` the mean absolute error of the L1 SVR. Ordinal folds are
+    stratified by label when every label has at least ``cv`` samples
+    (otherwise, and for regression, shuffled K-fold). Validation predictions
+    use the regular features only. Ties go to the smallest C.
 
     Parameters
     ----------
@@ -166,12 +186,15 @@ def select_C(X, y, privileged_features=None, *, C_grid=C_GRID, constraints="expl
         otherwise the model takes its LP dual (the book's Part III theory
         chapter compares the two): for the plain model C is a column box there,
         for LUPI the costs are its row bounds (``"dual"`` and ``"auto"`` are the same there).
+    epsilon : float or None
+        None: the ordinal model; a float: the L1 SVR with this tube
+        (``y`` then real-valued).
 
     Returns
     -------
     best_C : float
     scores : ndarray of shape (len(C_grid),)
-        Mean validation macro-MAE of every C.
+        Mean validation error of every C.
 
     Raises
     ------
@@ -189,7 +212,7 @@ def select_C(X, y, privileged_features=None, *, C_grid=C_GRID, constraints="expl
     """
     grid = _check_grid(C_grid, "C_grid")
     scores = _cv_errors(X, y, privileged_features, [(C, float(gamma)) for C in grid],
-                        constraints, cv, random_state, n_jobs, solver)
+                        constraints, cv, random_state, n_jobs, solver, epsilon)
     return grid[_best(scores, grid)], scores
 
 
@@ -204,12 +227,16 @@ def select_C(X, y, privileged_features=None, *, C_grid=C_GRID, constraints="expl
         "random_state": ["random_state"],
         "n_jobs": _N_JOBS,
         "solver": [StrOptions({"auto", "primal"})],
+        "epsilon": [NON_NEGATIVE, None],
     },
     prefer_skip_nested_validation=True,
 )
 def select_C_gamma(X, y, privileged_features, *, C_grid=C_GRID, gamma_grid=GAMMA_GRID,
-                   cv=5, random_state=None, n_jobs=None, solver="auto"):
-    """Choose C and gamma of the LUPI model jointly by cross-validated macro-MAE.
+                   cv=5, random_state=None, n_jobs=None, solver="auto", epsilon=None):
+    """Choose C and gamma of the LUPI model jointly by cross-validation.
+
+    The score is the validation macro-MAE of the ordinal model, or with
+    ``epsilon`` the mean absolute error of the LUPI L1 SVR.
 
     Every pair of the grid ``C_grid x gamma_grid`` is trained with the
     privileged features and validated on held-out folds by predicting from the
@@ -234,12 +261,14 @@ def select_C_gamma(X, y, privileged_features, *, C_grid=C_GRID, gamma_grid=GAMMA
         simplex; ``"auto"`` on the model's LP dual, where C and gamma move
         only the row bounds, so each solve restarts from the last basis (the
         same optimal values).
+    epsilon : float or None
+        None: the ordinal model; a float: the LUPI L1 SVR with this tube.
 
     Returns
     -------
     best_C, best_gamma : float
     scores : ndarray of shape (len(C_grid), len(gamma_grid))
-        Mean validation macro-MAE of every pair.
+        Mean validation error of every pair.
 
     Raises
     ------
@@ -262,7 +291,7 @@ def select_C_gamma(X, y, privileged_features, *, C_grid=C_GRID, gamma_grid=GAMMA
     gs = _check_grid(gamma_grid, "gamma_grid")
     pairs = [(C, g) for C in Cs for g in gs]
     scores = _cv_errors(X, y, privileged_features, pairs, "explicit", cv, random_state, n_jobs,
-                        solver)
+                        solver, epsilon)
     best = _best(scores, pairs)
     return pairs[best][0], pairs[best][1], scores.reshape(len(Cs), len(gs))
 
@@ -306,22 +335,25 @@ class _ChunkProgress:
             self.shown += n
 
 
-def _run_chunk(c, lp, tasks, budget, handle=None):
-    """Chunk ``c`` of the tasks; returns ``(c, values, tasks shown on the bar)``."""
+def _run_chunk(c, lp, tasks, budget, handle=None, screen_below=None):
+    """Chunk ``c`` of the tasks; returns ``(c, values, screened, tasks shown on the bar)``."""
     # a private copy per chunk: probe columns are written into the LP and HiGHS
     # instances hold state, so threads must not share them (the copy drops the
     # HiGHS instances; each chunk builds its own)
     progress = None if handle is None else _ChunkProgress(handle)
-    values = copy.deepcopy(lp).run_tasks(tasks, budget, progress=progress)
-    return c, values, (0 if progress is None else progress.shown)
+    own = copy.deepcopy(lp)
+    values = own.run_tasks(tasks, budget, progress=progress, screen_below=screen_below)
+    screened = [t.target in own.engine.screened for t in tasks]
+    return c, values, screened, (0 if progress is None else progress.shown)
 
 
 class FeatureRelevanceBounds(SelectorMixin, BaseEstimator):
-    r"""All-relevant feature selection for ordinal regression by relevance intervals.
+    r"""All-relevant feature selection by relevance intervals (ordinal or regression).
 
-    Fits the L1 ordinal SVM (:class:`OrdinalRegressionLP`) with optimum
-    :math:`\mu_X`, then, for every feature :math:`j`, solves the linear
-    programs
+    Fits the L1 ordinal SVM (:class:`OrdinalRegressionLP`), or with
+    ``problem="regression"`` the L1 support vector regression
+    (:class:`L1SVR`), with optimum :math:`\mu_X`, then, for every feature
+    :math:`j`, solves the linear programs
 
     .. math::
 
@@ -343,6 +375,10 @@ class FeatureRelevanceBounds(SelectorMixin, BaseEstimator):
     features get their own intervals (relevance
     :math:`|v_{0k}| + |v_{1k}|` of privileged feature :math:`k` in the two
     correcting functions), probes and classes.
+
+    :meth:`constrained_intervals` recomputes the intervals with some
+    features' relevance fixed, and :meth:`get_grouping` groups the weakly
+    relevant features that stand in for each other.
 
     Parameters
     ----------
@@ -397,6 +433,29 @@ class FeatureRelevanceBounds(SelectorMixin, BaseEstimator):
         most of a LUPI bound's other signed LPs (weak duality, the same
         bounds; see ``lupikit.relevance._lupi_dual``), ``"primal"`` solves
         them all.
+    screening : "auto" or bool, default="auto"
+        Certified screening of irrelevant features on the dual route (plain
+        model, ``solver`` ``"auto"`` or ``"dual"`` with enough samples): the
+        probes are solved first, and a feature whose weight is 0 in the
+        optimal model gets one evaluation of its tilted dual per sign, which
+        bounds its maxrel from above (weak duality, checked). If that bound
+        lies below the probes' noise threshold, the feature is irrelevant for
+        certain, its minrel is exactly 0 and the bound is reported as its
+        maxrel (``screened_`` marks it); otherwise its bounds are computed
+        exactly. The classes are those of the exhaustive computation.
+        ``"auto"``: from 100 features on (where the saving pays for the
+        ordering); ``True``: whenever on the dual route; ``False``: never.
+    problem : {"ordinal", "regression"}, default="ordinal"
+        The model whose relevance is bounded: the L1 ordinal SVM
+        (:class:`OrdinalRegressionLP`; two labels give the binary SVM), or the
+        L1 support vector regression (:class:`L1SVR`, real-valued ``y``), each
+        with its LUPI variant when ``privileged_features`` are given. Bounds,
+        probes, thresholds and classes are the same for both; C is chosen by
+        the cross-validated macro-MAE (ordinal) or mean absolute error
+        (regression). ``constraints`` concerns the ordinal model only.
+    epsilon : float, default=0.1
+        Half-width of the regression's insensitive tube, in the units of ``y``
+        (``problem="regression"`` only; standardise ``y`` or scale it along).
     verbose : bool or int, default=False
         Show a tqdm progress bar over the bounds (one step per minrel or maxrel
         of a feature or probe). With ``n_jobs``, worker threads move it as
@@ -413,7 +472,7 @@ class FeatureRelevanceBounds(SelectorMixin, BaseEstimator):
         Mean validation macro-MAE of every candidate C (LUPI with
         ``gamma=None``: of every pair, shape ``(len(C_grid), len(gamma_grid))``);
         None if nothing was chosen.
-    estimator_ : OrdinalRegressionLP
+    estimator_ : OrdinalRegressionLP or L1SVR
         The optimal model.
     mu_ : float
         Its objective :math:`\mu_X`.
@@ -422,7 +481,16 @@ class FeatureRelevanceBounds(SelectorMixin, BaseEstimator):
         by which all bounds are divided.
     interval_ : numpy.ndarray
         ``[minrel, maxrel]`` of every regular feature, shape
-        ``(n_features, 2)``, divided by ``scale_``.
+        ``(n_features, 2)``, divided by ``scale_``. Exact, except for the
+        features marked in ``screened_``: their maxrel is a certified upper
+        bound (the exact value lies between 0 and it, below the noise
+        threshold) and their minrel is exactly 0.
+    screened_ : numpy.ndarray of bool
+        Which features were screened (see ``screening``), shape ``(n_features,)``.
+    n_screened_ : int
+        How many.
+    budget_ : float
+        The budget :math:`(1+\delta)\mu_X` of the relevance LPs (LP units).
     relevance_classes_ : numpy.ndarray
         0 irrelevant, 1 weakly relevant, 2 strongly relevant, shape
         ``(n_features,)``.
@@ -480,13 +548,16 @@ class FeatureRelevanceBounds(SelectorMixin, BaseEstimator):
         "n_jobs": _N_JOBS,
         "random_state": ["random_state"],
         "solver": [StrOptions(set(SOLVERS))],
+        "screening": [StrOptions({"auto"}), "boolean"],
+        "problem": [StrOptions({"ordinal", "regression"})],
+        "epsilon": [NON_NEGATIVE],
         "verbose": ["verbose"],
     }
 
     def __init__(self, C=None, delta=0.1, n_permutations=50, p=0.999,
                  constraints="explicit", probes="append", gamma=None, C_grid=None,
                  gamma_grid=None, cv=5, n_jobs=None, random_state=None, solver="auto",
-                 verbose=False):
+                 screening="auto", problem="ordinal", epsilon=0.1, verbose=False):
         self.C = C
         self.delta = delta
         self.n_permutations = n_permutations
@@ -500,6 +571,9 @@ class FeatureRelevanceBounds(SelectorMixin, BaseEstimator):
         self.n_jobs = n_jobs
         self.random_state = random_state
         self.solver = solver
+        self.screening = screening
+        self.problem = problem
+        self.epsilon = epsilon
         self.verbose = verbose
 
     def __sklearn_tags__(self):
@@ -548,13 +622,18 @@ class FeatureRelevanceBounds(SelectorMixin, BaseEstimator):
         C_grid = None if self.C_grid is None else _check_grid(self.C_grid, "C_grid")
         gamma_grid = None if self.gamma_grid is None else _check_grid(self.gamma_grid,
                                                                        "gamma_grid")
-        X, classes, yb, Xs = check_fit_inputs(self, X, y, privileged_features)
+        regression = self.problem == "regression"
+        if regression:
+            X, yb, Xs = check_regression_inputs(self, X, y, privileged_features)
+            classes, y_lab, epsilon = None, yb, float(self.epsilon)
+        else:
+            X, classes, yb, Xs = check_fit_inputs(self, X, y, privileged_features)
+            y_lab, epsilon = classes[yb], None
         if Xs is not None and self.solver == "dual":
             raise ValueError(
                 "solver='dual' covers the plain model only; with privileged_features "
                 "use solver='auto' or 'primal'.")
         rng = check_random_state(self.random_state)
-        y_lab = classes[yb]
 
         grid = C_GRID if C_grid is None else tuple(C_grid)
         if self.C is not None:
@@ -563,28 +642,37 @@ class FeatureRelevanceBounds(SelectorMixin, BaseEstimator):
             g_grid = GAMMA_GRID if gamma_grid is None else tuple(gamma_grid)
             self.C_, self.gamma_, self.cv_scores_ = select_C_gamma(
                 X, y_lab, Xs, C_grid=grid, gamma_grid=g_grid, cv=self.cv,
-                random_state=rng, n_jobs=self.n_jobs, solver=self.solver)
+                random_state=rng, n_jobs=self.n_jobs, solver=self.solver, epsilon=epsilon)
         else:
             self.gamma_ = None if Xs is None else float(self.gamma)
             if self.C is None:
                 self.C_, self.cv_scores_ = select_C(
                     X, y_lab, Xs, C_grid=grid, constraints=self.constraints,
                     gamma=1.0 if self.gamma_ is None else self.gamma_,
-                    cv=self.cv, random_state=rng, n_jobs=self.n_jobs, solver=self.solver)
+                    cv=self.cv, random_state=rng, n_jobs=self.n_jobs, solver=self.solver,
+                    epsilon=epsilon)
             else:
                 self.C_, self.cv_scores_ = float(self.C), None
         if self.C is not None:
             self.C_ = float(self.C)
         gamma = 1.0 if self.gamma_ is None else self.gamma_
 
-        lp = OrdinalLP(X, yb, classes.size, self.C_, self.constraints, X_star=Xs,
-                       gamma=gamma, probe=True, solver=self.solver)
-        self.estimator_ = OrdinalRegressionLP(
-            C=self.C_, constraints=self.constraints, gamma=gamma)._store(lp, classes)
+        lp = OrdinalLP(X, yb, 2 if regression else classes.size, self.C_, self.constraints,
+                       X_star=Xs, gamma=gamma, probe=True, solver=self.solver, epsilon=epsilon)
+        if regression:
+            self.estimator_ = L1SVR(C=self.C_, epsilon=epsilon, gamma=gamma)._store(lp)
+        else:
+            self.estimator_ = OrdinalRegressionLP(
+                C=self.C_, constraints=self.constraints, gamma=gamma)._store(lp, classes)
         mu = self.estimator_.objective_
         self.mu_ = mu
         self._warn_if_beyond_tolerances(X, Xs, gamma)
         budget = (1 + self.delta) * mu + 1e-7 * max(1.0, abs(mu))
+        self.budget_ = float(budget)
+        # what constrained_intervals needs to build the same LP again (copies of the data)
+        self._model_data = dict(X=X, y=yb, n_bins=2 if regression else classes.size, C=self.C_,
+                                constraints=self.constraints, X_star=Xs, gamma=gamma,
+                                epsilon=epsilon)
 
         d, p_ = X.shape[1], (0 if Xs is None else Xs.shape[1])
         tasks = [RelevanceTask(kind, j) for j in range(d) for kind in ("min", "max")]
@@ -594,7 +682,6 @@ class FeatureRelevanceBounds(SelectorMixin, BaseEstimator):
         if Xs is not None:
             tasks += self._probe_tasks(Xs, lp.P - 1, "privileged", rng)
 
-        values = self._solve_all(lp, tasks, budget)
         # LP count: minrel 1, maxrel 2 (regular) / 4 (privileged) each
         per = {"min": 1, "max": 2, "pmin": 1, "pmax": 4}
         self.n_lps_ = int(sum(per[t.kind] for t in tasks))
@@ -609,10 +696,33 @@ class FeatureRelevanceBounds(SelectorMixin, BaseEstimator):
                 stacklevel=3)  # the caller of fit (behind _fit_context's wrapper)
             w_l1 = 1.0
         self.scale_ = float(w_l1)
-        values = np.asarray(values, dtype=float) / w_l1
-        values = np.where(values <= 1e-11, 0.0, values)  # NaN stays NaN
 
-        real, probe = values[:n_real], values[n_real:]
+        def normalised(values):
+            values = np.asarray(values, dtype=float) / w_l1
+            return np.where(values <= 1e-11, 0.0, values)  # NaN stays NaN
+
+        screening = self._screens(lp, d)
+        if screening:
+            # the probes first: their noise threshold decides which features need an
+            # exact maxrel (see screened_)
+            probe, _ = self._solve_all(lp, tasks[n_real:], budget)
+            probe = normalised(probe)
+            m = self.n_permutations
+            maxima = probe[1:2 * m:2]
+            threshold = None  # (too few feasible probes: the exact bounds, and fit raises)
+            if np.count_nonzero(~np.isnan(maxima)) >= 2:
+                high = prediction_interval(maxima, self.p)[1]
+                # certified below the threshold that classify_relevance applies (LP units)
+                threshold = (high + TOL) * w_l1 * (1.0 - 1e-9)
+            real, flags = self._solve_all(lp, tasks[:n_real], budget, screen_below=threshold)
+            real = normalised(real)
+        else:
+            values, flags = self._solve_all(lp, tasks, budget)
+            values = normalised(values)
+            real, probe = values[:n_real], values[n_real:]
+        self.screened_ = np.array([flags[2 * j + 1] for j in range(d)], dtype=bool)
+        self.n_screened_ = int(self.screened_.sum())
+
         self.interval_ = real[: 2 * d].reshape(d, 2)
         m = self.n_permutations
         self.probe_values_ = {"min": probe[0:2 * m:2], "max": probe[1:2 * m:2]}
@@ -662,6 +772,12 @@ class FeatureRelevanceBounds(SelectorMixin, BaseEstimator):
                 "Standardise the features (e.g. sklearn.preprocessing.StandardScaler) or "
                 "lower C.", UserWarning, stacklevel=4)
 
+    def _screens(self, lp, d):
+        """Whether this fit screens features (see the ``screening`` parameter)."""
+        if self.screening is False or lp.engine.route != "dual_path":
+            return False
+        return self.screening is True or d >= SCREENING_MIN_FEATURES
+
     def _probe_tasks(self, Z, slot, which, rng):
         m = self.n_permutations
         feats = rng.choice(Z.shape[1], size=m, replace=True)
@@ -691,12 +807,14 @@ class FeatureRelevanceBounds(SelectorMixin, BaseEstimator):
                 UserWarning, stacklevel=4)
         return out
 
-    def _solve_all(self, lp, tasks, budget):
+    def _solve_all(self, lp, tasks, budget, screen_below=None):
+        """The tasks' values, and whether each was screened (see ``run_tasks``)."""
         n_jobs = self.n_jobs
         if n_jobs in (None, 1):
             with tqdm(total=len(tasks), disable=not self.verbose, desc="relevance bounds",
                       leave=False) as bar:
-                return lp.run_tasks(tasks, budget, progress=bar)
+                values = lp.run_tasks(tasks, budget, progress=bar, screen_below=screen_below)
+            return values, [t.target in lp.engine.screened for t in tasks]
         k = max(1, effective_n_jobs(n_jobs))
         # tasks come in (lower, upper) pairs of one feature or probe; a pair stays in
         # one chunk, so that the lower bound can be read off its two upper-bound LPs
@@ -706,6 +824,7 @@ class FeatureRelevanceBounds(SelectorMixin, BaseEstimator):
         # without the start-up of worker processes (a backend set by the caller, e.g.
         # Dask, takes precedence)
         out = [None] * len(tasks)
+        flags = [False] * len(tasks)
         with tqdm(total=len(tasks), disable=not self.verbose, desc="relevance bounds",
                   leave=False) as bar:
             token = next(_BAR_TOKENS) if self.verbose else None
@@ -714,17 +833,197 @@ class FeatureRelevanceBounds(SelectorMixin, BaseEstimator):
             handle = None if token is None else _BarHandle(token)
             try:
                 done = Parallel(n_jobs=k, prefer="threads", return_as="generator_unordered")(
-                    delayed(_run_chunk)(c, lp, [tasks[t] for t in ix], budget, handle)
+                    delayed(_run_chunk)(c, lp, [tasks[t] for t in ix], budget, handle,
+                                        screen_below)
                     for c, ix in enumerate(idx))
-                for c, values, shown in done:
-                    for t, v in zip(idx[c], values):
-                        out[t] = v
+                for c, values, screened, shown in done:
+                    for t, v, f in zip(idx[c], values, screened):
+                        out[t], flags[t] = v, f
                     if token is not None and len(values) > shown:
                         # the chunk ran in another process: count it now
                         with _BARS[token][1]:
                             bar.update(len(values) - shown)
             finally:
                 _BARS.pop(token, None)
+        return out, flags
+
+    # --------------------------------------------------- constrained intervals
+    def constrained_intervals(self, fixed, features=None):
+        """Relevance intervals with some features' relevance fixed.
+
+        Every model within the fit's budget that gives the features in
+        ``fixed`` exactly those (normalised) relevances is a candidate; the
+        other features' intervals are recomputed over those models, exactly
+        (the same LPs as ``fit``'s, with the fixed weights held; a non-zero
+        value can be taken with either sign of the weight, and the interval
+        covers both). Fixing a weakly relevant feature at 0 shows what its
+        redundant partners must then carry (their minrel rises; see
+        :meth:`get_grouping`). Under the paper's single budget a feature
+        usually reaches its maxrel by cancelling against a partner of
+        opposite sign, so fixing it at its maxrel pushes the partner away from
+        0 rather than to it, and it uses the whole budget: every other
+        interval then shrinks to (nearly) one point.
+
+        Parameters
+        ----------
+        fixed : dict
+            ``{feature index: relevance}`` with relevances on the scale of
+            ``interval_`` (divided by ``scale_``), each inside the feature's
+            interval.
+        features : sequence of int or None, default=None
+            The features whose intervals are recomputed (default: all); the
+            others' rows are NaN.
+
+        Returns
+        -------
+        intervals : ndarray of shape (n_features, 2)
+            ``[minrel, maxrel]`` per feature on the scale of ``interval_``;
+            the fixed features' rows are ``[value, value]``.
+
+        Raises
+        ------
+        ValueError
+            If ``fixed`` is not a non-empty dict, names an unknown feature, or
+            holds a value that is not a finite number inside the feature's
+            interval, or if no model within the budget has all the fixed values
+            together.
+
+        Examples
+        --------
+        >>> from lupikit.datasets import make_ordinal_relevance
+        >>> from lupikit.relevance import FeatureRelevanceBounds
+        >>> X, y, _ = make_ordinal_relevance(n_samples=150, n_strong=1, n_weak=2,
+        ...                                  n_irrelevant=2, redundancy_noise=0.0,
+        ...                                  random_state=0)
+        >>> frb = FeatureRelevanceBounds(C=1.0, n_permutations=10, random_state=0).fit(X, y)
+        >>> float(frb.interval_[2, 0])     # an exact copy of feature 1: replaceable
+        0.0
+        >>> pinned = frb.constrained_intervals({1: 0.0})
+        >>> bool(pinned[2, 0] > 0.1)        # without feature 1 it is indispensable
+        True
+        """
+        check_is_fitted(self)
+        d = self.n_features_in_
+        fixed = self._check_fixed(fixed, d)
+        if features is None:
+            features = [k for k in range(d) if k not in fixed]
+        else:
+            features = [self._check_index(k, d, "features") for k in features]
+            features = [k for k in features if k not in fixed]
+        lo, hi = constrained_bounds(self._fresh_lp, {j: v * self.scale_ for j, v in fixed.items()},
+                                    features, self.budget_)
+        out = np.full((d, 2), np.nan)
+        for j, v in fixed.items():
+            out[j] = v
+        out[features, 0], out[features, 1] = lo / self.scale_, hi / self.scale_
+        return np.where(np.abs(out) <= 1e-11, 0.0, out)
+
+    def get_grouping(self, return_matrix=False):
+        """Groups of relevant features that stand in for each other.
+
+        Two weakly relevant features are redundant partners when each can
+        replace the other: fixing one at relevance 0
+        (:meth:`constrained_intervals`) makes the other *indispensable*, its
+        minrel rising above the noise threshold of minrel (it turns strongly
+        relevant), while features that carry other information stay as they
+        were. Every weakly relevant feature is removed in turn, and the
+        groups are the connected components of these links. A weakly
+        relevant feature left without a partner (a member of a larger group,
+        which the others replace together) is then removed together with each
+        other such feature, and the features that this makes indispensable
+        join them. Strongly relevant features stand alone; irrelevant features
+        belong to no group.
+
+        Parameters
+        ----------
+        return_matrix : bool, default=False
+            Also return the relevant features and the matrix
+            ``need[a, b]``: feature ``b``'s minrel (on the scale of
+            ``interval_``) when feature ``a`` is fixed at 0 (0 on the diagonal
+            and in the strong features' rows).
+
+        Returns
+        -------
+        groups : list of ndarray
+            Every relevant feature in exactly one group, ordered by first feature.
+        features, need : ndarray
+            Only with ``return_matrix=True``.
+
+        Examples
+        --------
+        >>> from lupikit.datasets import make_ordinal_relevance
+        >>> from lupikit.relevance import FeatureRelevanceBounds
+        >>> X, y, _ = make_ordinal_relevance(n_samples=200, n_strong=2, n_weak=4,
+        ...                                  n_irrelevant=2, random_state=0)
+        >>> frb = FeatureRelevanceBounds(C=1.0, n_permutations=10, random_state=0).fit(X, y)
+        >>> [g.tolist() for g in frb.get_grouping()]
+        [[0], [1], [2, 3], [4, 5]]
+        """
+        check_is_fitted(self)
+        classes = self.relevance_classes_
+        features = np.flatnonzero(classes > 0)
+        weak = [int(j) for j in features if classes[j] == 1]
+        where = {int(j): i for i, j in enumerate(features)}
+        threshold = self.prediction_intervals_["min"][1] + TOL
+        need = np.zeros((features.size, features.size))
+        link = np.zeros_like(need, dtype=bool)
+        for j in weak:
+            others = [k for k in weak if k != j]
+            if not others:
+                continue
+            pinned = self.constrained_intervals({j: 0.0}, features=others)
+            for k in others:
+                need[where[j], where[k]] = pinned[k, 0]
+                link[where[j], where[k]] = pinned[k, 0] > threshold
+        alone = [j for j in weak if not (link[where[j]].any() or link[:, where[j]].any())]
+        for a, b in itertools.combinations(alone, 2):
+            others = [k for k in alone if k not in (a, b)]
+            if not others:
+                continue
+            try:
+                pinned = self.constrained_intervals({a: 0.0, b: 0.0}, features=others)
+            except ValueError:  # a and b together carry something nothing else can
+                link[where[a], where[b]] = True
+                continue
+            for k in others:
+                if pinned[k, 0] > threshold:
+                    link[where[a], where[k]] = link[where[b], where[k]] = True
+        groups = redundancy_groups(features, link, classes[features] == 2)
+        return (groups, features, need) if return_matrix else groups
+
+    def _fresh_lp(self):
+        """The fitted model's LP again, on the primal route (fixed weights are column
+        bounds there), without a probe slot."""
+        data = self._model_data
+        return OrdinalLP(data["X"], data["y"], data["n_bins"], data["C"], data["constraints"],
+                         X_star=data["X_star"], gamma=data["gamma"], solver="primal",
+                         epsilon=data["epsilon"])
+
+    @staticmethod
+    def _check_index(k, d, name):
+        if isinstance(k, (bool, np.bool_)) or not isinstance(k, numbers.Integral):
+            raise ValueError(f"{name} must hold feature indices (integers), got {k!r}.")
+        if not 0 <= k < d:
+            raise ValueError(f"{name}: feature index {k} is out of range for {d} features.")
+        return int(k)
+
+    def _check_fixed(self, fixed, d):
+        if not isinstance(fixed, dict) or not fixed:
+            raise ValueError(
+                "fixed must be a non-empty dict {feature index: relevance value}, "
+                f"got {fixed!r}.")
+        out = {}
+        for k, v in fixed.items():
+            j = self._check_index(k, d, "fixed")
+            if isinstance(v, bool) or not isinstance(v, numbers.Real) or not np.isfinite(v):
+                raise ValueError(f"fixed[{j}] must be a finite number, got {v!r}.")
+            lo, hi = self.interval_[j]
+            tol = 1e-9 * max(1.0, hi)
+            if not lo - tol <= v <= hi + tol:
+                raise ValueError(
+                    f"fixed[{j}] = {v!r} lies outside feature {j}'s relevance interval "
+                    f"[{lo:.6g}, {hi:.6g}]: no model within the budget has that relevance.")
+            out[j] = float(min(max(v, lo), hi))
         return out
 
     def _get_support_mask(self):

@@ -101,12 +101,14 @@ class DualPath:
         self.lp = lp
         self.max_evaluations = max_evaluations
         self.optimal = ModelStatus.kOptimal
+        self.basic = None  # HiGHS' "basic" status, read off the first basis
         D, K, R = lp.D, lp.K, lp.R
         self.D, self.K, self.R = D, K, R
         Xp = np.zeros((lp.n, D))
         Xp[:, : lp.d] = lp.X
         self.XR = Xp[lp.row_i]  # regular features (and the probe slot) per margin row
         self.sign, self.k = lp.row_sign, lp.row_k
+        self.margin_rhs = lp.b[:R].copy()  # -1 for every margin row of the ordinal model
         Mw = self.sign[:, None] * self.XR
         Mb = sp.csr_array((-self.sign, (np.arange(R), self.k)), shape=(R, K))
         AT = sp.hstack([sp.csr_array(Mw), Mb]).T  # (D + K) x R: one column per margin row
@@ -117,8 +119,9 @@ class DualPath:
         order = sp.csr_array((np.r_[np.ones(n_order), -np.ones(n_order)],
                               (np.r_[D + kk, D + kk + 1], np.r_[kk, kk])),
                              shape=(D + K, n_order))
-        AT = sp.hstack([AT, order]).tocsc()
+        AT = sp.hstack([AT, order]).tocsr()
         AT.sort_indices()
+        self.AT = AT  # every row, for rows added to HiGHS' model (see _add_rows)
         self.M = AT.toarray()  # dense copy for checking HiGHS' answers (see _certifies)
         n_cols = R + n_order
         self.C = lp.C
@@ -126,14 +129,75 @@ class DualPath:
         self.hi = np.r_[np.full(D, 0.5), np.zeros(K)]
         if lp.probe:  # the probe slot is off: its weight is fixed at 0, its row free
             self.lo[D - 1], self.hi[D - 1] = -np.inf, np.inf
-        model = _highs_lp(api, AT, np.r_[-np.ones(R), np.zeros(n_order)], np.zeros(n_cols),
-                          np.r_[np.full(R, self.C), np.full(n_order, np.inf)],
-                          self.lo.copy(), self.hi.copy())
-        h = _dual_simplex(api, model, AT)  # only row bounds change between solves
+        # HiGHS holds the threshold rows and only the weight rows that a solve needs
+        # (see _solve): first the K threshold rows, then weight rows as they are added
+        self.rows = list(range(D, D + K))
+        self.pos = np.full(D + K, -1)
+        self.pos[D:] = np.arange(K)
+        model = _highs_lp(api, AT[D:].tocsc(), np.r_[self.margin_rhs, np.zeros(n_order)],
+                          np.zeros(n_cols), np.r_[np.full(R, self.C), np.full(n_order, np.inf)],
+                          self.lo[D:].copy(), self.hi[D:].copy())
+        h = _dual_simplex(api, model, AT.tocsc())  # only row bounds change between solves
         self.h = h
+        self.base_basis = None
+        if lp.probe:
+            self._add_rows([D - 1])  # the probe slot's row, loaded by load_probe
         self.probe_key = None
         self.tau_hint = {1.0: None, -1.0: None}
         self._model = None
+
+    # --------------------------------------------------------- rows in HiGHS
+    def _add_rows(self, rows):
+        """Add weight rows (logical indices) to HiGHS' model, with their current bounds;
+        in the saved basis of the optimal model their slacks are basic."""
+        rows = [int(r) for r in rows if self.pos[r] < 0]
+        if not rows:
+            return
+        block = self.AT[rows]
+        self.h.addRows(len(rows), self.lo[rows], self.hi[rows], block.nnz,
+                       block.indptr[:-1].astype(np.int32), block.indices.astype(np.int32),
+                       block.data)
+        for r in rows:
+            self.pos[r] = len(self.rows)
+            self.rows.append(r)
+        if self.base_basis is not None:
+            status = list(self.base_basis.row_status)
+            status += [self.basic] * len(rows)
+            self.base_basis.row_status = status
+
+    def _delete_row(self, r):
+        """Remove weight row ``r`` from HiGHS' model (and from the saved basis)."""
+        i = int(self.pos[r])
+        self.h.deleteRows(1, np.array([i], dtype=np.int32))
+        del self.rows[i]
+        self.pos[r] = -1
+        self.pos[self.rows[i:]] -= 1
+        if self.base_basis is not None:
+            status = list(self.base_basis.row_status)
+            del status[i]
+            self.base_basis.row_status = status
+
+    def _release_row(self, r, added):
+        """After a search on row ``r``: its bounds back, and HiGHS' model back to the
+        rows it held before the search (those of the optimal model and the probe)."""
+        self._set_row_bounds(r, self.lo[r], self.hi[r])
+        keep = getattr(self, "_keep", None)
+        if keep is None:
+            return
+        extra = [q for q in self.rows[self.K:] if q not in keep]
+        self.max_rows = max(getattr(self, "max_rows", 0), len(self.rows) - self.K)
+        for q in extra:
+            self._delete_row(q)
+
+    def _set_row_bounds(self, r, lo, hi):
+        self.h.changeRowBounds(int(self.pos[r]), float(lo), float(hi))
+
+    def _weights(self, row_dual):
+        """``(w, b)`` from HiGHS' row duals: weights of rows not in the model are 0."""
+        w = np.zeros(self.D)
+        present = np.asarray(self.rows[self.K:], dtype=int)
+        w[present] = row_dual[self.K:]
+        return w, row_dual[: self.K].copy()
 
     @property
     def model(self):
@@ -144,17 +208,29 @@ class DualPath:
         # not in __init__: the path over C (model_path) does not need it
         if self._model is None:
             h = self.h
-            self._model = self._evaluate(check=True)
-            sol = h.getSolution()
+            out = self._solve(None, 0.0, self.C, check=True)
+            if out is None:  # pragma: no cover - the model LP is solvable
+                return None
+            f, w, b = out
+            self._model = (f, w)
             # its thresholds, and the LP dual's value (HiGHS minimises -sum(u) here)
-            self.model_thresholds = np.asarray(sol.row_dual)[self.D:].copy()
+            self.model_thresholds = b
             self.model_dual_value = -h.getInfo().objective_function_value
-            # its margin multipliers: the hinge loss's gradient in w is M_w^T u (see
-            # cheaper_sign)
-            self.base_u = np.asarray(sol.col_value)[: self.R].copy()
+            # its margin multipliers (of the checked solve): the hinge loss's gradient in
+            # w is M_w^T u (see cheaper_sign)
+            self.base_u = self._u[: self.R].copy()
             # every bound restarts from the optimal model's basis: the previous bound's
             # final basis pushes another feature and lies further away
             self.base_basis = h.getBasis()
+            # keep only the rows the optimum needs (active ones, and the probe's): the
+            # cutting planes of the first solve add rows in batches, and every row in
+            # HiGHS' model makes each pivot dearer
+            act = self.M[: self.D] @ self._u
+            slack = np.minimum(act - self.lo[: self.D], self.hi[: self.D] - act)
+            probe_row = self.D - 1 if self.lp.probe else -1
+            for r in [q for q in self.rows[self.K:] if q != probe_row and slack[q] > 1e-9]:
+                self._delete_row(r)
+            self._keep = set(self.rows[self.K:])
         return self._model
 
     def _evaluate(self, j=None, shift=0.0, check=False):
@@ -167,6 +243,12 @@ class DualPath:
         """Solve the dual (margin box ``C``, row ``j`` moved by ``shift``); return the
         maximiser's ``(f, w, b)``, or None.
 
+        HiGHS holds only some of the weight rows (a relaxation of the dual): after
+        each solve the activities of all rows are computed, and rows that the
+        answer violates are added and the solve continues from its basis, until
+        no row is violated. The answer is then optimal for the whole dual, and a
+        weight whose row is not in the model is 0 at the maximiser.
+
         A maximiser ``(w, b)`` (with its hinge slacks) is a feasible point by
         construction, so a search may use it unchecked. Where an answer is
         concluded from a solve, the solve is checked rather than taken on trust
@@ -177,15 +259,31 @@ class DualPath:
         issues 3194 and 3294); a solve that fails the check is repeated from
         scratch once, and None is returned if that fails too.
         """
+        tol = 1e-9 * max(1.0, abs(shift))
         for _ in range(2):
-            self.h.run()
-            if self.h.getModelStatus() != self.optimal:
-                return None
-            duals = np.asarray(self.h.getSolution().row_dual)
-            w, b = duals[: self.D], duals[self.D:]
-            hinge = np.maximum(1.0 + self.sign * (self.XR @ w - b[self.k]), 0.0)
+            while True:
+                self.h.run()
+                if self.h.getModelStatus() != self.optimal:
+                    return None
+                if self.basic is None:
+                    self.basic = self.h.getBasis().col_status[0].__class__.kBasic
+                sol = self.h.getSolution()  # once: u and the row duals of one answer
+                u = np.asarray(sol.col_value)
+                act = self.M @ u
+                if j is not None:
+                    act[j] -= shift
+                viol = np.maximum(self.lo - act, act - self.hi)
+                viol[self.pos >= 0] = 0.0  # HiGHS keeps those rows
+                if not viol.max() > tol:
+                    break
+                # the most violated rows first, a bounded number per round
+                order = np.argsort(-viol)
+                self._add_rows(order[: min(int(np.sum(viol > tol)), max(16, self.D // 10))])
+            w, b = self._weights(np.asarray(sol.row_dual))
+            hinge = np.maximum(-self.margin_rhs + self.sign * (self.XR @ w - b[self.k]), 0.0)
             f = 0.5 * np.abs(w).sum() + C * hinge.sum()
-            if not check or self._certifies(j, shift, f, w, C):
+            self._u = u
+            if not check or self._certifies(j, shift, f, w, C, u):
                 return f, w, b
             self.h.clearSolver()  # from scratch: no basis to restart from
         return None
@@ -194,17 +292,17 @@ class DualPath:
         """Check the solve that gave ``point`` (still held by HiGHS); if it fails,
         solve again from scratch, checked. Returns the ``(f, w)`` to conclude from
         (``point`` itself if it passed) or None."""
-        if self._certifies(j, shift, point[0], point[1], self.C):
+        if self._certifies(j, shift, point[0], point[1], self.C, self._u):
             return point
         self.h.clearSolver()
         return self._evaluate(j, shift, check=True)
 
-    def _certifies(self, j, shift, f, w, C):
-        """Whether HiGHS' column values ``u`` are feasible for the dual (box ``C``)
-        tilted by ``shift`` on row ``j``, with a value ``-sum(u)`` (an upper bound
+    def _certifies(self, j, shift, f, w, C, u):
+        """Whether HiGHS' column values ``u`` (of the solve that gave ``f, w``) are
+        feasible for the dual (box ``C``)
+        tilted by ``shift`` on row ``j``, with a value ``h.u`` (an upper bound
         on ``F``) that meets the maximiser's ``shift * w_j - f`` to 1e-8."""
         R = self.R
-        u = np.asarray(self.h.getSolution().col_value)
         lower = (shift * w[j] if j is not None else 0.0) - f
         act = self.M @ u  # row activities, against the untilted bounds
         if j is not None:
@@ -212,7 +310,7 @@ class DualPath:
         tol = 1e-8 * max(1.0, abs(shift))
         feasible = (np.max(self.lo - act) <= tol and np.max(act - self.hi) <= tol
                     and u.min() >= -tol and u[:R].max() <= C + tol)
-        return bool(feasible) and -u[:R].sum() - lower <= 1e-8 * max(1.0, abs(f))
+        return bool(feasible) and self.margin_rhs @ u[:R] - lower <= 1e-8 * max(1.0, abs(f))
 
     def load_probe(self, values):
         """Put ``values`` (length n) into the probe slot and switch it on."""
@@ -222,10 +320,11 @@ class DualPath:
         self.XR[:, D - 1] = col
         row = D - 1
         self.M[row, : self.R] = self.sign * col
+        hrow = int(self.pos[row])
         for r, v in enumerate(self.M[row, : self.R]):
-            self.h.changeCoeff(row, r, float(v))
+            self.h.changeCoeff(hrow, r, float(v))
         self.lo[row], self.hi[row] = -0.5, 0.5
-        self.h.changeRowBounds(row, -0.5, 0.5)
+        self._set_row_bounds(row, -0.5, 0.5)
         self.probe_key = values
 
     def probe_off(self):
@@ -233,7 +332,7 @@ class DualPath:
         if self.lp.probe and self.probe_key is not None:
             row = self.D - 1
             self.lo[row], self.hi[row] = -np.inf, np.inf
-            self.h.changeRowBounds(row, -np.inf, np.inf)
+            self._set_row_bounds(row, -np.inf, np.inf)
             self.probe_key = None
 
     def model_path(self, C_values):
@@ -271,6 +370,42 @@ class DualPath:
         a = float((self.sign * self.XR[:, j]) @ self.base_u)
         return 1.0 if a <= 0 else -1.0
 
+    def upper_bound(self, j, s, budget, evaluations=2):
+        r"""A certified upper bound on ``max s * w_j`` over the models within ``budget``.
+
+        Weak duality bounds the maximum by :math:`(B + F(\tau))/\tau` at every
+        :math:`\tau > 0`; this evaluates it at the last bound's multiplier (the
+        search's hint) and, if ``evaluations > 1``, once more at a multiplier
+        moved towards the side where the maximiser meets the budget. Each
+        evaluation is checked (:meth:`_certifies`), so the bound is exact
+        arithmetic on a certified :math:`F(\tau)`, not taken on trust. Returns
+        the smallest bound found, or ``inf``.
+        """
+        h = self.h
+        lo, hi = self.lo[j], self.hi[j]
+        if self.model is None:  # pragma: no cover - the model LP was solved before
+            return np.inf
+        tau = self.tau_hint[s] or 10.0
+        best = np.inf
+        added = self.pos[j] < 0
+        self._add_rows([j])
+        try:
+            for _ in range(evaluations):
+                h.setBasis(self.base_basis)
+                self._set_row_bounds(j, s * tau + lo, s * tau + hi)
+                point = self._evaluate(j, s * tau, check=True)
+                if point is None:  # unbounded (tau too large) or HiGHS failed twice
+                    tau /= 4.0
+                    continue
+                f, t = point[0], s * point[1][j]
+                best = min(best, (budget + tau * t - f) / tau)
+                # the bound is least where the maximiser meets the budget: a maximiser
+                # inside the budget asks for a larger tau, one beyond it for a smaller one
+                tau = tau * 2.0 if f <= budget else tau / 2.0
+        finally:
+            self._release_row(j, added)
+        return best
+
     def max_signed(self, j, s, budget, beat=None):
         r"""``max s * w_j`` over the models within ``budget``, or None if the search fails.
 
@@ -284,9 +419,11 @@ class DualPath:
         """
         h = self.h
         lo, hi = self.lo[j], self.hi[j]
+        if self.model is None:  # pragma: no cover - the model LP was solved before
+            return None
+        added = self.pos[j] < 0
+        self._add_rows([j])  # the tilted row (taken out again after the search)
         try:
-            if self.model is None:  # pragma: no cover - the model LP was solved before
-                return None
             f0, w0 = self.model
             if f0 > budget * (1 + 1e-12):  # pragma: no cover - the budget holds the optimum
                 return None
@@ -298,7 +435,7 @@ class DualPath:
             tau, step = hint, BRACKET_STEP
             good = bad = None  # largest tau within the budget, smallest tau beyond it
             for _ in range(self.max_evaluations):
-                h.changeRowBounds(j, s * tau + lo, s * tau + hi)
+                self._set_row_bounds(j, s * tau + lo, s * tau + hi)
                 point = self._evaluate(j, s * tau)
                 if beat is not None and point is not None:
                     f, t = point[0], s * point[1][j]
@@ -367,4 +504,4 @@ class DualPath:
                 tau = 1.0 / slope
             return None
         finally:
-            h.changeRowBounds(j, lo, hi)
+            self._release_row(j, added)

@@ -118,6 +118,7 @@ class RelevanceEngine:
         self._reset_backends()
         self._points = []   # feasible points of the budget set, the optimal model first
         self._signed = {}   # task.target -> (max w, max -w) of a regular weight
+        self.screened = set()  # targets whose maxrel is a certified upper bound (screening)
 
     def _reset_backends(self):
         self._warm = self._dual = self._cert = None
@@ -222,9 +223,19 @@ class RelevanceEngine:
             costs, [f"ordinal regression LP (C={C})" for C in C_values])
 
     # ------------------------------------------------------------------ bounds
-    def run_tasks(self, tasks, budget, progress=None):
+    def run_tasks(self, tasks, budget, progress=None, screen_below=None):
         """Solve a list of :class:`~lupikit.relevance._tasks.RelevanceTask`; return their
         values in order.
+
+        With ``screen_below`` (on the ``"dual_path"`` route), a regular
+        feature whose weight is 0 in a known feasible model (so its minrel is
+        exactly 0) first gets a certified upper bound on its maxrel from one
+        evaluation of the tilted dual per sign
+        (:meth:`~lupikit.relevance._dual_path.DualPath.upper_bound`); if that
+        bound lies below ``screen_below``, the bound is returned in place of the
+        exact maxrel and the task's target is added to :attr:`screened`. A
+        caller that sets ``screen_below`` to the noise threshold thereby
+        classifies the feature exactly (irrelevant) without the full search.
 
         All upper bounds are solved before the lower bounds. A regular
         lower bound then needs no LP: the two upper-bound LPs give
@@ -243,12 +254,29 @@ class RelevanceEngine:
                        key=lambda i: (tasks[i].probe is not None, tasks[i].is_lower))
         out = [None] * len(tasks)
         for i in order:
-            out[i] = self._run_task(tasks[i], budget)
+            out[i] = self._run_task(tasks[i], budget, screen_below)
             if progress is not None:
                 progress.update(1)
         return out
 
-    def _run_task(self, task, budget):
+    def _screen(self, task, budget, threshold):
+        """A certified upper bound on a zero-weight feature's maxrel if it lies below
+        ``threshold``, else None (see :meth:`run_tasks`)."""
+        dual = self.dual()
+        if dual is None or dual.model is None or task.probe is not None:
+            return None
+        if not any(self.layout.weight(x, "max", task.column) <= 1e-12 for x in self._points):
+            return None  # minrel might be positive: it needs both signed maxima exactly
+        dual.probe_off()
+        upper = 0.0
+        for s in (1.0, -1.0):
+            upper = max(upper, dual.upper_bound(task.column, s, budget, evaluations=1))
+            if not upper < threshold:
+                return None
+        self.screened.add(task.target)
+        return upper
+
+    def _run_task(self, task, budget, screen_below=None):
         lp = self.layout
         kind, j, probe = task.kind, task.column, task.probe
         if kind == "min" and task.target in self._signed:
@@ -261,6 +289,10 @@ class RelevanceEngine:
                 return 0.0
         if probe is not None and task.is_lower and probe.replaces is None:
             return 0.0  # appended probe: the optimal model (probe weight 0) is feasible
+        if kind == "max" and screen_below is not None and probe is None:
+            value = self._screen(task, budget, screen_below)
+            if value is not None:
+                return value
         if kind == "max" and task.zero_feature is None:
             value = self._max_by_dual_path(task, budget)
             if value is not None:

@@ -51,6 +51,11 @@ class OrdinalLayout:
         the features, bin indices and number of bins, the slack weight, the
         threshold form, the privileged features (or None), the correcting
         functions' weight and whether to reserve a probe slot.
+    epsilon : float or None
+        None: the ordinal model. A float: the L1 support vector regression
+        with an epsilon-insensitive loss (``yb`` then holds the real-valued
+        targets, ``n_bins`` and ``constraints`` are ignored, and the single
+        threshold ``b`` is minus the intercept); see :meth:`_margin_rows`.
 
     Attributes
     ----------
@@ -76,11 +81,13 @@ class OrdinalLayout:
     """
 
     def __init__(self, X, yb, n_bins, C, constraints="explicit", X_star=None,
-                 gamma=1.0, probe=False):
+                 gamma=1.0, probe=False, epsilon=None):
         self.X = X
         self.yb = yb
         self.n, self.d = X.shape
-        self.K = n_bins - 1
+        self.epsilon = None if epsilon is None else float(epsilon)
+        self.regression = epsilon is not None
+        self.K = 1 if self.regression else n_bins - 1
         self.C = float(C)
         self.constraints = constraints
         self.lupi = X_star is not None
@@ -161,9 +168,24 @@ class OrdinalLayout:
         return bounds
 
     # ------------------------------------------------------------------ layout
-    def _build(self):
-        n, K = self.n, self.K
-        yb = self.yb
+    def _margin_rows(self):
+        """``(sample, threshold, sign, rhs)`` of every margin row
+        ``sign (x_i . w - b_k) - slack <= rhs``.
+
+        Ordinal: a "below threshold k" (+1) and an "above threshold k" (-1)
+        row per sample and threshold it must respect, ``rhs = -1`` (the
+        margin). Regression (``epsilon`` given): the epsilon tube around
+        ``f(x) = x . w - b`` with one threshold ``b`` (minus the intercept):
+        ``f(x_i) - y_i <= epsilon + slack`` (+1, ``rhs = epsilon + y_i``) and
+        ``y_i - f(x_i) <= epsilon + slack`` (-1, ``rhs = epsilon - y_i``).
+        """
+        n, K, yb = self.n, self.K, self.yb
+        if self.regression:
+            y = np.asarray(yb, dtype=float)
+            ri = np.r_[np.arange(n), np.arange(n)]
+            rs = np.r_[np.ones(n), -np.ones(n)]
+            rhs = np.r_[self.epsilon + y, self.epsilon - y]
+            return ri, np.zeros(2 * n, dtype=int), rs, rhs
         if self.constraints == "explicit":
             below = np.flatnonzero(yb < K)
             above = np.flatnonzero(yb > 0)
@@ -174,6 +196,11 @@ class OrdinalLayout:
             kk, ii = np.meshgrid(np.arange(K), np.arange(n), indexing="ij")
             ri, rk = ii.ravel(), kk.ravel()
             rs = np.where(yb[ri] <= rk, 1.0, -1.0)
+        return ri, rk, rs, -np.ones(ri.size)
+
+    def _build(self):
+        n, K = self.n, self.K
+        ri, rk, rs, rhs = self._margin_rows()
         self.row_i, self.row_k, self.row_sign = ri, rk, rs
         self.row_group = (rs < 0).astype(int)  # 0: below, 1: above
         R = ri.size
@@ -195,7 +222,7 @@ class OrdinalLayout:
             self.n_vars = off + R
         # row offsets
         self.r_nonneg = R
-        self.n_order = K - 1 if self.constraints == "explicit" else 0
+        self.n_order = K - 1 if self.constraints == "explicit" and not self.regression else 0
         self.r_order = R + (R if self.lupi else 0)
         self.r_budget = self.r_order + self.n_order
         self.n_rows = self.r_budget + 1
@@ -246,7 +273,7 @@ class OrdinalLayout:
         A.sort_indices()
         self.A = A
         self.b = np.zeros(self.n_rows)
-        self.b[:R] = -1.0
+        self.b[:R] = rhs
         self.b[self.r_budget] = np.inf  # set per solve (rhs)
         self.c_model = A[[self.r_budget], :].toarray().ravel()
         lo = np.zeros(self.n_vars)
@@ -332,7 +359,7 @@ class OrdinalLayout:
         x[self.threshold_cols()] = b
         f = self.X @ w[: self.d]
         x[self.slack_cols()] = np.maximum(
-            1.0 + self.row_sign * (f[self.row_i] - b[self.row_k]), 0.0)
+            self.row_sign * (f[self.row_i] - b[self.row_k]) - self.b[: self.R], 0.0)
         return x
 
     def split(self, x):

@@ -16,7 +16,7 @@ __all__ = ["LinearProgramError", "OrdinalLP", "Probe", "RelevanceTask", "SOLVERS
 
 
 class OrdinalLP(OrdinalLayout):
-    """The L1 ordinal SVM (plain or LUPI) as one LP, built once, with its solvers.
+    """The L1 ordinal SVM or L1 SVR (plain or LUPI) as one LP, built once, with its solvers.
 
     Parameters
     ----------
@@ -46,6 +46,10 @@ class OrdinalLP(OrdinalLayout):
         weak-duality certificates of ``lupikit.relevance._lupi_dual``. Also
         how :meth:`solve_path` solves: on the model's LP dual unless
         ``"primal"``. ``lupikit.relevance._engine.choose_route`` decides.
+    epsilon : float or None
+        None for the ordinal model; a float for the L1 support vector
+        regression with this epsilon-insensitive tube (then ``yb`` holds the
+        targets and ``n_bins`` and ``constraints`` are ignored).
 
     Attributes
     ----------
@@ -67,9 +71,9 @@ class OrdinalLP(OrdinalLayout):
     """
 
     def __init__(self, X, yb, n_bins, C, constraints="explicit", X_star=None,
-                 gamma=1.0, probe=False, solver="auto"):
+                 gamma=1.0, probe=False, solver="auto", epsilon=None):
         super().__init__(X, yb, n_bins, C, constraints, X_star=X_star, gamma=gamma,
-                         probe=probe)
+                         probe=probe, epsilon=epsilon)
         self.solver = solver
         self.engine = RelevanceEngine(self, solver)
 
@@ -87,12 +91,14 @@ class OrdinalLP(OrdinalLayout):
         """
         return self.engine.solve_path(C_values, gammas)
 
-    def run_tasks(self, tasks, budget, progress=None):
+    def run_tasks(self, tasks, budget, progress=None, screen_below=None):
         """Solve a list of :class:`RelevanceTask`; return their values in order.
 
-        See ``RelevanceEngine.run_tasks`` in ``lupikit.relevance._engine``.
+        See ``RelevanceEngine.run_tasks`` in ``lupikit.relevance._engine``
+        (``screen_below``: certified screening of zero-weight features).
         """
-        return self.engine.run_tasks(tasks, budget, progress=progress)
+        return self.engine.run_tasks(tasks, budget, progress=progress,
+                                     screen_below=screen_below)
 
     def solve_relevance(self, kind, j, budget, *, zero_feature=None):
         """Solve one relevance bound from scratch (min or max of ``abs(w_j)``, or of a
