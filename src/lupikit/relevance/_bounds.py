@@ -918,7 +918,7 @@ class FeatureRelevanceBounds(SelectorMixin, BaseEstimator):
         out[features, 0], out[features, 1] = lo / self.scale_, hi / self.scale_
         return np.where(np.abs(out) <= 1e-11, 0.0, out)
 
-    def get_grouping(self, return_matrix=False):
+    def get_grouping(self, min_share=0.05, return_matrix=False):
         """Groups of relevant features that stand in for each other.
 
         Two weakly relevant features are redundant partners when each can
@@ -936,6 +936,12 @@ class FeatureRelevanceBounds(SelectorMixin, BaseEstimator):
 
         Parameters
         ----------
+        min_share : float, default=0.05
+            How large the forced minrel must be, as a share of the feature's
+            own maxrel, besides lying above the noise threshold: when the
+            probes' minrel is exactly 0 (as it usually is) the threshold alone
+            would count a rise of the order of the LP tolerance, which
+            correlated but not interchangeable features show.
         return_matrix : bool, default=False
             Also return the relevant features and the matrix
             ``need[a, b]``: feature ``b``'s minrel (on the scale of
@@ -960,11 +966,16 @@ class FeatureRelevanceBounds(SelectorMixin, BaseEstimator):
         [[0], [1], [2, 3], [4, 5]]
         """
         check_is_fitted(self)
+        if isinstance(min_share, bool) or not (
+                isinstance(min_share, numbers.Real) and 0 <= min_share < 1):
+            raise ValueError(f"min_share must be a number in [0, 1), got {min_share!r}.")
         classes = self.relevance_classes_
         features = np.flatnonzero(classes > 0)
         weak = [int(j) for j in features if classes[j] == 1]
         where = {int(j): i for i, j in enumerate(features)}
-        threshold = self.prediction_intervals_["min"][1] + TOL
+        # a forced minrel counts above the noise threshold and above min_share of maxrel
+        threshold = np.maximum(self.prediction_intervals_["min"][1] + TOL,
+                               min_share * self.interval_[:, 1])
         need = np.zeros((features.size, features.size))
         link = np.zeros_like(need, dtype=bool)
         for j in weak:
@@ -974,7 +985,7 @@ class FeatureRelevanceBounds(SelectorMixin, BaseEstimator):
             pinned = self.constrained_intervals({j: 0.0}, features=others)
             for k in others:
                 need[where[j], where[k]] = pinned[k, 0]
-                link[where[j], where[k]] = pinned[k, 0] > threshold
+                link[where[j], where[k]] = pinned[k, 0] > threshold[k]
         alone = [j for j in weak if not (link[where[j]].any() or link[:, where[j]].any())]
         for a, b in itertools.combinations(alone, 2):
             others = [k for k in alone if k not in (a, b)]
@@ -986,7 +997,7 @@ class FeatureRelevanceBounds(SelectorMixin, BaseEstimator):
                 link[where[a], where[b]] = True
                 continue
             for k in others:
-                if pinned[k, 0] > threshold:
+                if pinned[k, 0] > threshold[k]:
                     link[where[a], where[k]] = link[where[b], where[k]] = True
         groups = redundancy_groups(features, link, classes[features] == 2)
         return (groups, features, need) if return_matrix else groups

@@ -60,6 +60,9 @@ __all__ = ["DualPath"]
 
 #: Use the dual path for plain models with at least this many margin rows.
 MIN_MARGIN_ROWS = 200
+#: From this many weights on, HiGHS holds only the weight rows a solve needs (rows
+#: the answer violates are added, see DualPath._solve); below, every row.
+ROW_GENERATION_MIN_WEIGHTS = 100
 #: First factor by which the bracketing moves tau away from the last bound's; squared
 #: after every step. Small, because neighbouring bounds have similar multipliers.
 BRACKET_STEP = 1.1
@@ -140,7 +143,12 @@ class DualPath:
         h = _dual_simplex(api, model, AT.tocsc())  # only row bounds change between solves
         self.h = h
         self.base_basis = None
-        if lp.probe:
+        # few weights: HiGHS holds every row from the start (the rounds of adding rows
+        # would cost more than the smaller model saves)
+        self.generate_rows = D > ROW_GENERATION_MIN_WEIGHTS
+        if not self.generate_rows:
+            self._add_rows(range(D))
+        elif lp.probe:
             self._add_rows([D - 1])  # the probe slot's row, loaded by load_probe
         self.probe_key = None
         self.tau_hint = {1.0: None, -1.0: None}
@@ -225,11 +233,12 @@ class DualPath:
             # keep only the rows the optimum needs (active ones, and the probe's): the
             # cutting planes of the first solve add rows in batches, and every row in
             # HiGHS' model makes each pivot dearer
-            act = self.M[: self.D] @ self._u
-            slack = np.minimum(act - self.lo[: self.D], self.hi[: self.D] - act)
-            probe_row = self.D - 1 if self.lp.probe else -1
-            for r in [q for q in self.rows[self.K:] if q != probe_row and slack[q] > 1e-9]:
-                self._delete_row(r)
+            if self.generate_rows:
+                act = self.M[: self.D] @ self._u
+                slack = np.minimum(act - self.lo[: self.D], self.hi[: self.D] - act)
+                probe_row = self.D - 1 if self.lp.probe else -1
+                for r in [q for q in self.rows[self.K:] if q != probe_row and slack[q] > 1e-9]:
+                    self._delete_row(r)
             self._keep = set(self.rows[self.K:])
         return self._model
 

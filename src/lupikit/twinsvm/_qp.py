@@ -86,7 +86,7 @@ def cvxopt_solve(P, q, lo, hi, A=None, b=None, *, tol=1e-9, max_iter=200, return
         ``"lower"`` and ``"upper"``: the multipliers (>= 0) of ``x >= lo``
         and ``x <= hi`` (0 where the bound is infinite); ``"equality"``:
         those of ``A x = b`` (the sign convention of
-        :func:`equality_multipliers`).
+        ``lupikit.twinsvm._qp.equality_multipliers``).
     """
     from cvxopt import matrix, solvers
 
