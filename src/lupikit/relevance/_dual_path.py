@@ -132,23 +132,22 @@ class DualPath:
         self.hi = np.r_[np.full(D, 0.5), np.zeros(K)]
         if lp.probe:  # the probe slot is off: its weight is fixed at 0, its row free
             self.lo[D - 1], self.hi[D - 1] = -np.inf, np.inf
-        # HiGHS holds the threshold rows and only the weight rows that a solve needs
-        # (see _solve): first the K threshold rows, then weight rows as they are added
-        self.rows = list(range(D, D + K))
+        # few weights: HiGHS holds every row, in their order (the rounds of adding rows
+        # would cost more than the smaller model saves); many: the K threshold rows
+        # first, then only the weight rows that a solve needs (see _solve)
+        self.generate_rows = D > ROW_GENERATION_MIN_WEIGHTS
+        held = range(D, D + K) if self.generate_rows else range(D + K)
+        self.rows = list(held)
         self.pos = np.full(D + K, -1)
-        self.pos[D:] = np.arange(K)
-        model = _highs_lp(api, AT[D:].tocsc(), np.r_[self.margin_rhs, np.zeros(n_order)],
+        self.pos[self.rows] = np.arange(len(self.rows))
+        model = _highs_lp(api, AT[self.rows].tocsc(), np.r_[self.margin_rhs, np.zeros(n_order)],
                           np.zeros(n_cols), np.r_[np.full(R, self.C), np.full(n_order, np.inf)],
-                          self.lo[D:].copy(), self.hi[D:].copy())
+                          self.lo[self.rows].copy(), self.hi[self.rows].copy())
         h = _dual_simplex(api, model, AT.tocsc())  # only row bounds change between solves
         self.h = h
         self.base_basis = None
-        # few weights: HiGHS holds every row from the start (the rounds of adding rows
-        # would cost more than the smaller model saves)
-        self.generate_rows = D > ROW_GENERATION_MIN_WEIGHTS
-        if not self.generate_rows:
-            self._add_rows(range(D))
-        elif lp.probe:
+        self._keep = None  # the rows of the optimal model (set when it is solved)
+        if self.generate_rows and lp.probe:
             self._add_rows([D - 1])  # the probe slot's row, loaded by load_probe
         self.probe_key = None
         self.tau_hint = {1.0: None, -1.0: None}
@@ -189,11 +188,9 @@ class DualPath:
         """After a search on row ``r``: its bounds back, and HiGHS' model back to the
         rows it held before the search (those of the optimal model and the probe)."""
         self._set_row_bounds(r, self.lo[r], self.hi[r])
-        keep = getattr(self, "_keep", None)
-        if keep is None:
+        if self._keep is None:
             return
-        extra = [q for q in self.rows[self.K:] if q not in keep]
-        self.max_rows = max(getattr(self, "max_rows", 0), len(self.rows) - self.K)
+        extra = [q for q in self.rows if q not in self._keep]
         for q in extra:
             self._delete_row(q)
 
@@ -203,9 +200,9 @@ class DualPath:
     def _weights(self, row_dual):
         """``(w, b)`` from HiGHS' row duals: weights of rows not in the model are 0."""
         w = np.zeros(self.D)
-        present = np.asarray(self.rows[self.K:], dtype=int)
-        w[present] = row_dual[self.K:]
-        return w, row_dual[: self.K].copy()
+        at = self.pos[: self.D]
+        w[at >= 0] = row_dual[at[at >= 0]]
+        return w, row_dual[self.pos[self.D:]]
 
     @property
     def model(self):
@@ -237,9 +234,9 @@ class DualPath:
                 act = self.M[: self.D] @ self._u
                 slack = np.minimum(act - self.lo[: self.D], self.hi[: self.D] - act)
                 probe_row = self.D - 1 if self.lp.probe else -1
-                for r in [q for q in self.rows[self.K:] if q != probe_row and slack[q] > 1e-9]:
+                for r in [q for q in self.rows if q < self.D and q != probe_row and slack[q] > 1e-9]:
                     self._delete_row(r)
-            self._keep = set(self.rows[self.K:])
+            self._keep = set(self.rows)
         return self._model
 
     def _evaluate(self, j=None, shift=0.0, check=False):
