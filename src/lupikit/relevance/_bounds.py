@@ -25,7 +25,7 @@ from tqdm import tqdm
 
 from .._validation import NON_NEGATIVE, POSITIVE, UNIT_OPEN, check_nonempty_grid
 from ..metrics import macro_averaged_mae
-from ._constrained import constrained_bounds, redundancy_groups
+from ._constrained import constrained_bounds, redundancy_groups, redundancy_links
 from ._engine import SOLVERS
 from ._lp import OrdinalLP
 from ._ordinal import CONSTRAINTS, OrdinalRegressionLP, check_fit_inputs, check_ordinal_labels
@@ -972,33 +972,10 @@ class FeatureRelevanceBounds(SelectorMixin, BaseEstimator):
         classes = self.relevance_classes_
         features = np.flatnonzero(classes > 0)
         weak = [int(j) for j in features if classes[j] == 1]
-        where = {int(j): i for i, j in enumerate(features)}
         # a forced minrel counts above the noise threshold and above min_share of maxrel
         threshold = np.maximum(self.prediction_intervals_["min"][1] + TOL,
                                min_share * self.interval_[:, 1])
-        need = np.zeros((features.size, features.size))
-        link = np.zeros_like(need, dtype=bool)
-        for j in weak:
-            others = [k for k in weak if k != j]
-            if not others:
-                continue
-            pinned = self.constrained_intervals({j: 0.0}, features=others)
-            for k in others:
-                need[where[j], where[k]] = pinned[k, 0]
-                link[where[j], where[k]] = pinned[k, 0] > threshold[k]
-        alone = [j for j in weak if not (link[where[j]].any() or link[:, where[j]].any())]
-        for a, b in itertools.combinations(alone, 2):
-            others = [k for k in alone if k not in (a, b)]
-            if not others:
-                continue
-            try:
-                pinned = self.constrained_intervals({a: 0.0, b: 0.0}, features=others)
-            except ValueError:  # a and b together carry something nothing else can
-                link[where[a], where[b]] = True
-                continue
-            for k in others:
-                if pinned[k, 0] > threshold[k]:
-                    link[where[a], where[k]] = link[where[b], where[k]] = True
+        need, link = redundancy_links(self.constrained_intervals, features, weak, threshold)
         groups = redundancy_groups(features, link, classes[features] == 2)
         return (groups, features, need) if return_matrix else groups
 

@@ -17,7 +17,7 @@ from scipy.sparse.csgraph import connected_components
 from ._highs import LinearProgramError
 from ._tasks import RelevanceTask
 
-__all__ = ["constrained_bounds", "redundancy_groups"]
+__all__ = ["constrained_bounds", "redundancy_groups", "redundancy_links"]
 
 
 def constrained_bounds(make_lp, fixed, features, budget):
@@ -75,6 +75,60 @@ def constrained_bounds(make_lp, fixed, features, budget):
             "(in the LP's units) together; choose values inside the features' "
             "constrained intervals.")
     return lo, hi
+
+
+def redundancy_links(constrained, features, weak, threshold):
+    """Which weakly relevant features stand in for each other, by fixing them at 0.
+
+    Every weak feature ``j`` is fixed at 0 in turn; ``k`` is linked to it if its
+    minrel then exceeds ``threshold[k]`` (``k`` became indispensable). Weak
+    features left without a link (members of larger groups) are then fixed at 0
+    in pairs ``(a, b)``: features this makes indispensable are linked to both,
+    and a pair that no model within the budget can do without is linked itself.
+
+    Parameters
+    ----------
+    constrained : callable
+        ``constrained(fixed, features=...)``, as
+        :meth:`FeatureRelevanceBounds.constrained_intervals`.
+    features : ndarray of int
+        The relevant features (the rows and columns of the results).
+    weak : list of int
+        The weakly relevant ones among them.
+    threshold : ndarray of shape (n_features,)
+        The minrel above which a feature counts as indispensable.
+
+    Returns
+    -------
+    need : ndarray of shape (m, m)
+        ``need[a, b]``: feature ``b``'s minrel with feature ``a`` fixed at 0.
+    link : ndarray of bool of shape (m, m)
+    """
+    where = {int(j): i for i, j in enumerate(features)}
+    need = np.zeros((len(features), len(features)))
+    link = np.zeros_like(need, dtype=bool)
+    for j in weak:
+        others = [k for k in weak if k != j]
+        if not others:
+            continue
+        pinned = constrained({j: 0.0}, features=others)
+        for k in others:
+            need[where[j], where[k]] = pinned[k, 0]
+            link[where[j], where[k]] = pinned[k, 0] > threshold[k]
+    alone = [j for j in weak if not (link[where[j]].any() or link[:, where[j]].any())]
+    for a, b in itertools.combinations(alone, 2):
+        others = [k for k in alone if k not in (a, b)]
+        if not others:
+            continue
+        try:
+            pinned = constrained({a: 0.0, b: 0.0}, features=others)
+        except ValueError:  # a and b together carry something nothing else can
+            link[where[a], where[b]] = True
+            continue
+        for k in others:
+            if pinned[k, 0] > threshold[k]:
+                link[where[a], where[k]] = link[where[b], where[k]] = True
+    return need, link
 
 
 def redundancy_groups(features, link, strong):

@@ -376,41 +376,30 @@ class DualPath:
         a = float((self.sign * self.XR[:, j]) @ self.base_u)
         return 1.0 if a <= 0 else -1.0
 
-    def upper_bound(self, j, s, budget, evaluations=2):
+    def upper_bound(self, j, s, budget):
         r"""A certified upper bound on ``max s * w_j`` over the models within ``budget``.
 
         Weak duality bounds the maximum by :math:`(B + F(\tau))/\tau` at every
-        :math:`\tau > 0`; this evaluates it at the last bound's multiplier (the
-        search's hint) and, if ``evaluations > 1``, once more at a multiplier
-        moved towards the side where the maximiser meets the budget. Each
-        evaluation is checked (:meth:`_certifies`), so the bound is exact
-        arithmetic on a certified :math:`F(\tau)`, not taken on trust. Returns
-        the smallest bound found, or ``inf``.
+        :math:`\tau > 0`; this evaluates it once, at the last bound's
+        multiplier (the search's hint). The evaluation is checked
+        (:meth:`_certifies`), so the bound rests on a certified
+        :math:`F(\tau)`, not on trust. Returns ``inf`` if the solve fails.
         """
-        h = self.h
-        lo, hi = self.lo[j], self.hi[j]
         if self.model is None:  # pragma: no cover - the model LP was solved before
             return np.inf
         tau = self.tau_hint[s] or 10.0
-        best = np.inf
         added = self.pos[j] < 0
         self._add_rows([j])
         try:
-            for _ in range(evaluations):
-                h.setBasis(self.base_basis)
-                self._set_row_bounds(j, s * tau + lo, s * tau + hi)
-                point = self._evaluate(j, s * tau, check=True)
-                if point is None:  # unbounded (tau too large) or HiGHS failed twice
-                    tau /= 4.0
-                    continue
-                f, t = point[0], s * point[1][j]
-                best = min(best, (budget + tau * t - f) / tau)
-                # the bound is least where the maximiser meets the budget: a maximiser
-                # inside the budget asks for a larger tau, one beyond it for a smaller one
-                tau = tau * 2.0 if f <= budget else tau / 2.0
+            self.h.setBasis(self.base_basis)
+            self._set_row_bounds(j, s * tau + self.lo[j], s * tau + self.hi[j])
+            point = self._evaluate(j, s * tau, check=True)
         finally:
             self._release_row(j, added)
-        return best
+        if point is None:  # unbounded (tau too large) or HiGHS failed twice
+            return np.inf
+        f, w = point
+        return (budget + tau * s * w[j] - f) / tau
 
     def max_signed(self, j, s, budget, beat=None):
         r"""``max s * w_j`` over the models within ``budget``, or None if the search fails.

@@ -270,7 +270,7 @@ class RelevanceEngine:
         dual.probe_off()
         upper = 0.0
         for s in (1.0, -1.0):
-            upper = max(upper, dual.upper_bound(task.column, s, budget, evaluations=1))
+            upper = max(upper, dual.upper_bound(task.column, s, budget))
             if not upper < threshold:
                 return None
         self.screened.add(task.target)

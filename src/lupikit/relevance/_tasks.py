@@ -114,11 +114,6 @@ class RelevanceTask:
         return (self.privileged, self.column, self.probe)
 
     @property
-    def values(self):
-        """The probe's values, or None."""
-        return None if self.probe is None else self.probe.values
-
-    @property
     def zero_feature(self):
         """The feature removed from the model for this task, or None."""
         return None if self.probe is None else self.probe.zero_feature
