@@ -122,6 +122,70 @@ def test_screening_never_changes_a_class(seed):
     np.testing.assert_allclose(on.interval_[~s], off.interval_[~s], atol=1e-7)
 
 
+def test_screening_with_row_generation_never_changes_a_class():
+    # d > 100: the dual path holds only the weight rows a solve needs (rows near their
+    # box are added too), and the screening bounds come from adapted multipliers
+    X, y, _ = make_ordinal_relevance(n_samples=200, n_strong=2, n_weak=2, n_irrelevant=106,
+                                     random_state=4)
+    X = standardised(X)
+    kw = dict(C=0.1, n_permutations=20, random_state=0, n_jobs=2)
+    on = FeatureRelevanceBounds(screening=True, **kw).fit(X, y)
+    off = FeatureRelevanceBounds(screening=False, **kw).fit(X, y)
+    assert on.n_screened_ > 20
+    np.testing.assert_array_equal(on.relevance_classes_, off.relevance_classes_)
+    s = on.screened_
+    assert np.all(on.interval_[s, 1] >= off.interval_[s, 1] - 1e-9)
+    np.testing.assert_allclose(on.interval_[~s], off.interval_[~s], atol=1e-7)
+
+
+def test_screen_bounds_are_upper_bounds_of_the_exact_maxima():
+    # every bound screen_bound returns (the model's own multipliers, or one or two
+    # checked evaluations at adapted multipliers) lies above the exact signed maximum
+    from lupikit.relevance import OrdinalLP
+    from lupikit.relevance._dual_path import DualPath
+    from lupikit.relevance._highs import _highs_api
+
+    X, y, _ = make_ordinal_relevance(n_samples=150, n_strong=2, n_weak=2, n_irrelevant=26,
+                                     random_state=5)
+    X = standardised(X)
+    lp = OrdinalLP(X, y, np.unique(y).size, 0.1, probe=True)
+    budget = 1.1 * lp.solve_model().fun
+    dual = DualPath(lp, _highs_api())
+    exact = DualPath(lp, _highs_api())
+    zero = np.flatnonzero(np.abs(dual.model[1][: lp.d]) <= 1e-12)
+    assert zero.size > 10
+    for below in (np.inf, 0.0, 0.3):  # every bound is taken / none / some
+        for j in zero:
+            for s in (1.0, -1.0):
+                bound = dual.screen_bound(j, s, budget, below)
+                assert bound >= exact.max_signed(j, s, budget) - 1e-9
+
+
+def test_a_failed_check_is_retried_at_tight_tolerances(monkeypatch):
+    # a solve whose answer fails the check is repeated from scratch at tolerances of
+    # 1e-10; HiGHS' defaults are back afterwards
+    from lupikit.relevance import OrdinalLP
+    from lupikit.relevance._dual_path import DualPath
+    from lupikit.relevance._highs import _highs_api
+
+    X, y, _ = make_ordinal_relevance(n_samples=80, random_state=0)
+    lp = OrdinalLP(X, y, np.unique(y).size, 1.0)
+    dual = DualPath(lp, _highs_api())
+    seen = []
+    check = DualPath._certifies
+
+    def first_fails(self, *args):
+        seen.append(self.h.getOptionValue("primal_feasibility_tolerance")[1])
+        return len(seen) > 1 and check(self, *args)
+
+    monkeypatch.setattr(DualPath, "_certifies", first_fails)
+    f, w = dual.model
+    assert seen == [1e-7, 1e-10]
+    assert dual.h.getOptionValue("primal_feasibility_tolerance")[1] == 1e-7
+    assert dual.h.getOptionValue("dual_feasibility_tolerance")[1] == 1e-7
+    assert abs(f - lp.solve_model().fun) < 1e-7
+
+
 def test_relevance_on_a_local_cluster_matches_the_local_run():
     distributed = pytest.importorskip("distributed")
     X, y, _ = make_regression_relevance(n_samples=150, n_strong=2, n_weak=2, n_irrelevant=3,

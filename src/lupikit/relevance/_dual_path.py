@@ -63,9 +63,17 @@ MIN_MARGIN_ROWS = 200
 #: From this many weights on, HiGHS holds only the weight rows a solve needs (rows
 #: the answer violates are added, see DualPath._solve); below, every row.
 ROW_GENERATION_MIN_WEIGHTS = 100
+#: Row generation also adds the rows whose activity lies within this of their box.
+ROW_MARGIN = 0.05
 #: First factor by which the bracketing moves tau away from the last bound's; squared
 #: after every step. Small, because neighbouring bounds have similar multipliers.
 BRACKET_STEP = 1.1
+#: Screening (DualPath.screen_bound) first tries this fraction of the exact searches'
+#: multiplier, then adapts it: times SCREEN_SHRINK after a success, times SCREEN_GROW
+#: after a failure that a second evaluation (at a larger multiplier) made good.
+SCREEN_START = 0.6
+SCREEN_SHRINK = 0.97
+SCREEN_GROW = 1.3
 
 
 class DualPath:
@@ -150,7 +158,9 @@ class DualPath:
         if self.generate_rows and lp.probe:
             self._add_rows([D - 1])  # the probe slot's row, loaded by load_probe
         self.probe_key = None
+        self._tight = False  # HiGHS at tighter tolerances (see _solve)
         self.tau_hint = {1.0: None, -1.0: None}
+        self.screen_tau = {1.0: None, -1.0: None}  # see screen_bound
         self._model = None
 
     # --------------------------------------------------------- rows in HiGHS
@@ -172,17 +182,19 @@ class DualPath:
             status += [self.basic] * len(rows)
             self.base_basis.row_status = status
 
-    def _delete_row(self, r):
-        """Remove weight row ``r`` from HiGHS' model (and from the saved basis)."""
-        i = int(self.pos[r])
-        self.h.deleteRows(1, np.array([i], dtype=np.int32))
-        del self.rows[i]
-        self.pos[r] = -1
-        self.pos[self.rows[i:]] -= 1
+    def _delete_rows(self, rows):
+        """Remove weight rows ``rows`` (logical indices) from HiGHS' model and from the
+        saved basis, in one call."""
+        gone = set(int(r) for r in rows)
+        at = np.array(sorted(int(self.pos[r]) for r in gone), dtype=np.int32)
+        self.h.deleteRows(at.size, at)
         if self.base_basis is not None:
             status = list(self.base_basis.row_status)
-            del status[i]
-            self.base_basis.row_status = status
+            self.base_basis.row_status = [st for i, st in enumerate(status)
+                                          if self.rows[i] not in gone]
+        self.rows = [q for q in self.rows if q not in gone]
+        self.pos[list(gone)] = -1
+        self.pos[self.rows] = np.arange(len(self.rows))
 
     def _release_row(self, r, added):
         """After a search on row ``r``: its bounds back, and HiGHS' model back to the
@@ -191,8 +203,8 @@ class DualPath:
         if self._keep is None:
             return
         extra = [q for q in self.rows if q not in self._keep]
-        for q in extra:
-            self._delete_row(q)
+        if extra:
+            self._delete_rows(extra)
 
     def _set_row_bounds(self, r, lo, hi):
         self.h.changeRowBounds(int(self.pos[r]), float(lo), float(hi))
@@ -234,8 +246,10 @@ class DualPath:
                 act = self.M[: self.D] @ self._u
                 slack = np.minimum(act - self.lo[: self.D], self.hi[: self.D] - act)
                 probe_row = self.D - 1 if self.lp.probe else -1
-                for r in [q for q in self.rows if q < self.D and q != probe_row and slack[q] > 1e-9]:
-                    self._delete_row(r)
+                slack_rows = [q for q in self.rows
+                              if q < self.D and q != probe_row and slack[q] > 1e-9]
+                if slack_rows:
+                    self._delete_rows(slack_rows)
             self._keep = set(self.rows)
         return self._model
 
@@ -262,10 +276,20 @@ class DualPath:
         values ``u`` must be a feasible point of the tilted dual whose value
         matches, which certifies ``F(tau)`` from both sides. HiGHS' warm starts
         have known faults that report a non-optimal basis as optimal (HiGHS
-        issues 3194 and 3294); a solve that fails the check is repeated from
-        scratch once, and None is returned if that fails too.
+        issues 3194 and 3294), and its feasibility tolerance (1e-7) is looser
+        than the check's (1e-8); a solve that fails the check is repeated from
+        scratch once, to tolerances of 1e-10, and None is returned if that
+        fails too.
         """
         tol = 1e-9 * max(1.0, abs(shift))
+        try:
+            return self._solve_checked(j, shift, C, check, tol)
+        finally:
+            if self._tight:  # back to HiGHS' default tolerances
+                self._set_tolerances(None)
+
+    def _solve_checked(self, j, shift, C, check, tol):
+        """The body of :meth:`_solve` (row tolerance ``tol``)."""
         for _ in range(2):
             while True:
                 self.h.run()
@@ -279,20 +303,31 @@ class DualPath:
                 if j is not None:
                     act[j] -= shift
                 viol = np.maximum(self.lo - act, act - self.hi)
-                viol[self.pos >= 0] = 0.0  # HiGHS keeps those rows
+                viol[self.pos >= 0] = -np.inf  # HiGHS keeps those rows
                 if not viol.max() > tol:
                     break
-                # the most violated rows first, a bounded number per round
+                # the most violated rows first, a bounded number per round, with the
+                # rows within ROW_MARGIN of their box (the next solve tends to reach them)
                 order = np.argsort(-viol)
-                self._add_rows(order[: min(int(np.sum(viol > tol)), max(16, self.D // 10))])
+                n_add = int(np.sum(viol > tol - ROW_MARGIN))
+                self._add_rows(order[: min(n_add, max(16, self.D // 10))])
             w, b = self._weights(np.asarray(sol.row_dual))
             hinge = np.maximum(-self.margin_rhs + self.sign * (self.XR @ w - b[self.k]), 0.0)
             f = 0.5 * np.abs(w).sum() + C * hinge.sum()
             self._u = u
             if not check or self._certifies(j, shift, f, w, C, u):
                 return f, w, b
-            self.h.clearSolver()  # from scratch: no basis to restart from
+            # once more from scratch (no basis to restart from), to tolerances tighter
+            # than the check's: HiGHS' own (1e-7) can leave a row 1e-7 outside its box
+            self.h.clearSolver()
+            self._set_tolerances(1e-10)
         return None
+
+    def _set_tolerances(self, value):
+        """HiGHS' primal and dual feasibility tolerances: ``value``, or its defaults."""
+        for name in ("primal_feasibility_tolerance", "dual_feasibility_tolerance"):
+            self.h.setOptionValue(name, 1e-7 if value is None else value)
+        self._tight = value is not None
 
     def _confirm(self, j, shift, point):
         """Check the solve that gave ``point`` (still held by HiGHS); if it fails,
@@ -376,18 +411,20 @@ class DualPath:
         a = float((self.sign * self.XR[:, j]) @ self.base_u)
         return 1.0 if a <= 0 else -1.0
 
-    def upper_bound(self, j, s, budget):
+    def upper_bound(self, j, s, budget, tau=None):
         r"""A certified upper bound on ``max s * w_j`` over the models within ``budget``.
 
         Weak duality bounds the maximum by :math:`(B + F(\tau))/\tau` at every
-        :math:`\tau > 0`; this evaluates it once, at the last bound's
-        multiplier (the search's hint). The evaluation is checked
-        (:meth:`_certifies`), so the bound rests on a certified
-        :math:`F(\tau)`, not on trust. Returns ``inf`` if the solve fails.
+        :math:`\tau > 0`; this evaluates it once, at ``tau`` (by default the
+        last bound's multiplier, the search's hint), from the optimal model's
+        basis. The evaluation is checked (:meth:`_certifies`), so the bound
+        rests on a certified :math:`F(\tau)`, not on trust. Returns ``inf``
+        if the solve fails (e.g. :math:`F` is unbounded: ``tau`` too large).
         """
         if self.model is None:  # pragma: no cover - the model LP was solved before
             return np.inf
-        tau = self.tau_hint[s] or 10.0
+        if tau is None:
+            tau = self.tau_hint[s] or 10.0
         added = self.pos[j] < 0
         self._add_rows([j])
         try:
@@ -400,6 +437,44 @@ class DualPath:
             return np.inf
         f, w = point
         return (budget + tau * s * w[j] - f) / tau
+
+    def screen_bound(self, j, s, budget, below):
+        r"""A certified upper bound on ``max s * w_j``, aimed at lying below ``below``.
+
+        First the bound at the largest :math:`\tau` for which the optimal
+        model's own (checked) multipliers stay feasible, which needs no LP.
+        Otherwise: screening needs only *some* multiplier :math:`\tau` whose bound
+        :math:`(B + F(\tau))/\tau` lies below ``below``, and the dual simplex
+        from the optimal model's basis pivots about in proportion to how far
+        :math:`\tau` lies beyond the model's own multipliers. So the first
+        evaluation is at a multiplier smaller than the exact searches' (the
+        hint), kept per sign and adapted: after a success it shrinks by
+        ``SCREEN_SHRINK``; after a failure a second evaluation at the larger
+        of the hint and ``SCREEN_GROW`` times the first follows (half the
+        first if that one was unbounded), and if the second succeeds the
+        first multiplier grows by ``SCREEN_GROW`` (at most to the second's). Returns the smaller of the (one or
+        two) certified bounds.
+        """
+        # no LP at all if the optimal model's multipliers u (a checked solve) suffice:
+        # they stay feasible for the tilt up to tau0 = 1/2 + s a_j, a_j = (M_w^T u)_j
+        # (the row's activity at its box edge), so F(tau0) <= -rhs.u
+        self._solve_model()
+        tau0 = 0.5 + s * float(self.M[j, : self.R] @ self.base_u)
+        if tau0 > 0:
+            upper = (budget + self.margin_rhs @ self.base_u) / tau0
+            if upper < below:
+                return upper
+        hint = self.tau_hint[s] or 10.0
+        tau = self.screen_tau[s] or SCREEN_START * hint
+        upper = self.upper_bound(j, s, budget, tau)
+        if upper < below:
+            self.screen_tau[s] = tau * SCREEN_SHRINK
+            return upper
+        second = 0.5 * tau if upper == np.inf else max(hint, SCREEN_GROW * tau)
+        again = self.upper_bound(j, s, budget, second)
+        if again < below:
+            self.screen_tau[s] = min(second, SCREEN_GROW * tau)
+        return min(upper, again)
 
     def max_signed(self, j, s, budget, beat=None):
         r"""``max s * w_j`` over the models within ``budget``, or None if the search fails.

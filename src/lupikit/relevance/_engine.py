@@ -269,8 +269,10 @@ class RelevanceEngine:
             return None  # minrel might be positive: it needs both signed maxima exactly
         dual.probe_off()
         upper = 0.0
-        for s in (1.0, -1.0):
-            upper = max(upper, dual.upper_bound(task.column, s, budget))
+        # the side of the likelier larger maximum first: a feature that fails, fails there
+        first = dual.cheaper_sign(task.column)
+        for s in (first, -first):
+            upper = max(upper, dual.screen_bound(task.column, s, budget, threshold))
             if not upper < threshold:
                 return None
         self.screened.add(task.target)
