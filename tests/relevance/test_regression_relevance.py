@@ -138,9 +138,10 @@ def test_screening_with_row_generation_never_changes_a_class():
     np.testing.assert_allclose(on.interval_[~s], off.interval_[~s], atol=1e-7)
 
 
-def test_screen_bounds_are_upper_bounds_of_the_exact_maxima():
-    # every bound screen_bound returns (the model's own multipliers, or one or two
-    # checked evaluations at adapted multipliers) lies above the exact signed maximum
+def test_screen_searches_bound_or_equal_the_exact_maxima():
+    # screen_signed returns a certified upper bound below `below` (stopped) or the exact
+    # maximum (not stopped): from the model's own multipliers, or from a search started
+    # at an adapted multiplier
     from lupikit.relevance import OrdinalLP
     from lupikit.relevance._dual_path import DualPath
     from lupikit.relevance._highs import _highs_api
@@ -154,11 +155,18 @@ def test_screen_bounds_are_upper_bounds_of_the_exact_maxima():
     exact = DualPath(lp, _highs_api())
     zero = np.flatnonzero(np.abs(dual.model[1][: lp.d]) <= 1e-12)
     assert zero.size > 10
-    for below in (np.inf, 0.0, 0.3):  # every bound is taken / none / some
+    stops = 0
+    for below in (np.inf, 0.0, 0.3):  # every search stops / none does / some do
         for j in zero:
             for s in (1.0, -1.0):
-                bound = dual.screen_bound(j, s, budget, below)
-                assert bound >= exact.max_signed(j, s, budget) - 1e-9
+                value, stopped = dual.screen_signed(j, s, budget, below)
+                truth = exact.max_signed(j, s, budget)
+                if stopped:
+                    assert truth - 1e-9 <= value < below
+                    stops += 1
+                else:
+                    assert abs(value - truth) <= 1e-7 * max(1.0, truth)
+    assert stops > zero.size
 
 
 def test_a_failed_check_is_retried_at_tight_tolerances(monkeypatch):

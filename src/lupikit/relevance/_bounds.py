@@ -437,8 +437,10 @@ class FeatureRelevanceBounds(SelectorMixin, BaseEstimator):
         Certified screening of irrelevant features on the dual route (plain
         model, ``solver`` ``"auto"`` or ``"dual"`` with enough samples): the
         probes are solved first, and a feature whose weight is 0 in the
-        optimal model gets one evaluation of its tilted dual per sign, which
-        bounds its maxrel from above (weak duality, checked). If that bound
+        optimal model gets, per sign, a certified upper bound on its maxrel
+        (weak duality): from the optimal model's own multipliers if they
+        suffice, else from one or two checked evaluations of its tilted dual
+        at a multiplier adapted along the fit. If that bound
         lies below the probes' noise threshold, the feature is irrelevant for
         certain, its minrel is exactly 0 and the bound is reported as its
         maxrel (``screened_`` marks it); otherwise its bounds are computed

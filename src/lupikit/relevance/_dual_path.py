@@ -68,9 +68,10 @@ ROW_MARGIN = 0.05
 #: First factor by which the bracketing moves tau away from the last bound's; squared
 #: after every step. Small, because neighbouring bounds have similar multipliers.
 BRACKET_STEP = 1.1
-#: Screening (DualPath.screen_bound) first tries this fraction of the exact searches'
-#: multiplier, then adapts it: times SCREEN_SHRINK after a success, times SCREEN_GROW
-#: after a failure that a second evaluation (at a larger multiplier) made good.
+#: Screening (DualPath.screen_signed) starts its search at this fraction of the exact
+#: searches' multiplier, then adapts the start: times SCREEN_SHRINK after a stop at the
+#: first evaluation, towards the stopping multiplier (at most times SCREEN_GROW) after
+#: a later one.
 SCREEN_START = 0.6
 SCREEN_SHRINK = 0.97
 SCREEN_GROW = 1.3
@@ -159,6 +160,7 @@ class DualPath:
             self._add_rows([D - 1])  # the probe slot's row, loaded by load_probe
         self.probe_key = None
         self._tight = False  # HiGHS at tighter tolerances (see _solve)
+        self.stopped_at = None  # multiplier of the last search's stop below beat
         self.tau_hint = {1.0: None, -1.0: None}
         self.screen_tau = {1.0: None, -1.0: None}  # see screen_bound
         self._model = None
@@ -438,43 +440,46 @@ class DualPath:
         f, w = point
         return (budget + tau * s * w[j] - f) / tau
 
-    def screen_bound(self, j, s, budget, below):
-        r"""A certified upper bound on ``max s * w_j``, aimed at lying below ``below``.
+    def screen_signed(self, j, s, budget, below):
+        r"""``max s * w_j``, or a certified upper bound on it below ``below``.
 
-        First the bound at the largest :math:`\tau` for which the optimal
-        model's own (checked) multipliers stay feasible, which needs no LP.
-        Otherwise: screening needs only *some* multiplier :math:`\tau` whose bound
-        :math:`(B + F(\tau))/\tau` lies below ``below``, and the dual simplex
-        from the optimal model's basis pivots about in proportion to how far
-        :math:`\tau` lies beyond the model's own multipliers. So the first
-        evaluation is at a multiplier smaller than the exact searches' (the
-        hint), kept per sign and adapted: after a success it shrinks by
-        ``SCREEN_SHRINK``; after a failure a second evaluation at the larger
-        of the hint and ``SCREEN_GROW`` times the first follows (half the
-        first if that one was unbounded), and if the second succeeds the
-        first multiplier grows by ``SCREEN_GROW`` (at most to the second's). Returns the smaller of the (one or
-        two) certified bounds.
+        Returns ``(value, stopped)``: ``stopped`` tells that ``value`` is a
+        certified upper bound lying below ``below`` (not the maximum itself)
+        and that a feasible value of ``s * w_j`` of at least 0 is known (so
+        that, with a positive maximum on the other side, ``min |w_j| = 0``);
+        otherwise ``value`` is the exact maximum (possibly negative).
+        ``(None, False)`` if the search fails.
+
+        Where the optimal model has ``s * w_j >= 0``, first the bound at the
+        largest :math:`\tau` for which its own (checked) multipliers stay
+        feasible, which needs no LP. Otherwise the search of :meth:`max_signed` with ``beat=below``: it
+        stops at the first checked evaluation whose bound
+        :math:`(B + F(\tau))/\tau` lies below ``below`` and returns that
+        bound, or else runs to the exact maximum. The dual simplex from the
+        optimal model's basis pivots about in proportion to how far
+        :math:`\tau` lies beyond the model's own multipliers, so the search
+        starts below the exact searches' multiplier (the hint), at a
+        multiplier kept per sign and adapted along the fit: it shrinks by
+        ``SCREEN_SHRINK`` after a stop at the first evaluation and grows
+        towards the stopping multiplier (at most by ``SCREEN_GROW``) after a
+        later one.
         """
-        # no LP at all if the optimal model's multipliers u (a checked solve) suffice:
-        # they stay feasible for the tilt up to tau0 = 1/2 + s a_j, a_j = (M_w^T u)_j
-        # (the row's activity at its box edge), so F(tau0) <= -rhs.u
-        self._solve_model()
+        f0, w0 = self.model
+        # the optimal model's multipliers u (a checked solve) stay feasible for the tilt
+        # up to tau0 = 1/2 + s a_j, a_j = (M_w^T u)_j (the row's activity at its box
+        # edge), so F(tau0) <= rhs.u; the model itself is the feasible value >= 0
         tau0 = 0.5 + s * float(self.M[j, : self.R] @ self.base_u)
-        if tau0 > 0:
+        if tau0 > 0 and s * w0[j] >= 0:
             upper = (budget + self.margin_rhs @ self.base_u) / tau0
             if upper < below:
-                return upper
-        hint = self.tau_hint[s] or 10.0
-        tau = self.screen_tau[s] or SCREEN_START * hint
-        upper = self.upper_bound(j, s, budget, tau)
-        if upper < below:
-            self.screen_tau[s] = tau * SCREEN_SHRINK
-            return upper
-        second = 0.5 * tau if upper == np.inf else max(hint, SCREEN_GROW * tau)
-        again = self.upper_bound(j, s, budget, second)
-        if again < below:
-            self.screen_tau[s] = min(second, SCREEN_GROW * tau)
-        return min(upper, again)
+                return upper, True
+        start = self.screen_tau[s] or SCREEN_START * (self.tau_hint[s] or 10.0)
+        self.stopped_at = None
+        value, stopped = self._search(j, s, budget, beat=below, start=start, report="upper")
+        if stopped:
+            self.screen_tau[s] = (start * SCREEN_SHRINK if self.stopped_at == start
+                                  else min(self.stopped_at, SCREEN_GROW * start))
+        return value, stopped
 
     def max_signed(self, j, s, budget, beat=None):
         r"""``max s * w_j`` over the models within ``budget``, or None if the search fails.
@@ -487,21 +492,31 @@ class DualPath:
         duality). That is all the caller needs when the other sign's maximum is
         ``beat``: then ``max |w_j| = beat`` and ``min |w_j| = 0``.
         """
+        return self._search(j, s, budget, beat)[0]
+
+    def _search(self, j, s, budget, beat=None, start=None, report="lower"):
+        """The search of :meth:`max_signed` from multiplier ``start`` (default: the
+        hint); returns ``(value, stopped)``, ``stopped`` telling whether it stopped at
+        a certificate below ``beat``, where ``value`` is then the feasible lower end
+        (``report="lower"``) or the certified upper bound (``"upper"``) of the
+        maximum; ``(None, False)`` if the search fails."""
         h = self.h
         lo, hi = self.lo[j], self.hi[j]
         if self.model is None:  # pragma: no cover - the model LP was solved before
-            return None
+            return None, False
         added = self.pos[j] < 0
         self._add_rows([j])  # the tilted row (taken out again after the search)
         try:
             f0, w0 = self.model
             if f0 > budget * (1 + 1e-12):  # pragma: no cover - the budget holds the optimum
-                return None
+                return None, False
             # p1: the best point known within the budget, first the optimal model (with an
             # appended probe's weight at 0); p2: a point beyond the budget
             p1, p2 = (f0, s * w0[j]), None
             h.setBasis(self.base_basis)
             hint = self.tau_hint[s] or 10.0
+            if start is not None:
+                hint = start
             tau, step = hint, BRACKET_STEP
             good = bad = None  # largest tau within the budget, smallest tau beyond it
             for _ in range(self.max_evaluations):
@@ -514,9 +529,10 @@ class DualPath:
                     if upper < beat - 1e-9 * max(1.0, abs(beat)) and lower >= 0:
                         checked = self._confirm(j, s * tau, point)
                         if checked is point:
-                            return lower
+                            self.stopped_at = tau
+                            return (upper if report == "upper" else lower), True
                         if checked is None:  # pragma: no cover - HiGHS failed twice
-                            return None
+                            return None, False
                         point = checked  # HiGHS' answer was wrong: go on with the right one
                 if p2 is None or good is None:
                     # bracketing, from the last bound's tau in steps that square each time
@@ -525,7 +541,7 @@ class DualPath:
                         if good is not None and bad < good * (1 + 1e-3):
                             # the frontier ends in a ray within the budget (e.g. a
                             # constant column, free up to the budget): the primal decides
-                            return None
+                            return None, False
                         tau = np.sqrt(good * bad) if good is not None else tau / step
                         step *= step
                         continue
@@ -550,28 +566,29 @@ class DualPath:
                             good = 0.0  # pragma: no cover - p1 stays the optimal model
                 else:
                     if point is None:  # pragma: no cover - tau lies below a known maximiser's
-                        return None
+                        return None, False
                     t = s * point[1][j]
                     gain, chord = tau * t - point[0], tau * p1[1] - p1[0]
                     tol = 1e-10 * max(1.0, abs(chord))
                     if gain <= chord + tol:
                         checked = self._confirm(j, s * tau, point)
                         if checked is None:  # pragma: no cover - HiGHS failed twice
-                            return None
+                            return None, False
                         if checked is not point:  # HiGHS' answer was wrong: the right one
                             point, t = checked, s * checked[1][j]
                             gain = tau * t - point[0]
                         if gain <= chord + tol:
                             self.tau_hint[s] = tau
-                            return p1[1] + (p2[1] - p1[1]) * (budget - p1[0]) / (p2[0] - p1[0])
+                            return (p1[1] + (p2[1] - p1[1]) * (budget - p1[0]) / (p2[0] - p1[0]),
+                                    False)
                     if point[0] <= budget:
                         p1 = (point[0], t)
                     else:
                         p2 = (point[0], t)
                 slope = (p2[1] - p1[1]) / (p2[0] - p1[0])
                 if not slope > 0:  # pragma: no cover - numerical trouble: let the primal decide
-                    return None
+                    return None, False
                 tau = 1.0 / slope
-            return None
+            return None, False
         finally:
             self._release_row(j, added)

@@ -227,15 +227,17 @@ class RelevanceEngine:
         """Solve a list of :class:`~lupikit.relevance._tasks.RelevanceTask`; return their
         values in order.
 
-        With ``screen_below`` (on the ``"dual_path"`` route), a regular
-        feature whose weight is 0 in a known feasible model (so its minrel is
-        exactly 0) first gets a certified upper bound on its maxrel from one
-        evaluation of the tilted dual per sign
-        (:meth:`~lupikit.relevance._dual_path.DualPath.upper_bound`); if that
-        bound lies below ``screen_below``, the bound is returned in place of the
-        exact maxrel and the task's target is added to :attr:`screened`. A
-        caller that sets ``screen_below`` to the noise threshold thereby
-        classifies the feature exactly (irrelevant) without the full search.
+        With ``screen_below`` (on the ``"dual_path"`` route), the maxrel of a
+        regular feature comes from searches that may stop early
+        (:meth:`~lupikit.relevance._dual_path.DualPath.screen_signed`, per
+        sign, the optimal model's sign first): as soon as checked evaluations
+        bound both signed maxima below ``screen_below``, with a feasible value
+        of at least 0 known on each side (so its minrel is exactly 0), that
+        certified upper bound is returned in place of the exact maxrel and the
+        task's target is added to :attr:`screened`; otherwise the searches
+        run to the exact maxrel (and minrel). A caller that sets
+        ``screen_below`` to the noise threshold thereby classifies every
+        feature exactly.
 
         All upper bounds are solved before the lower bounds. A regular
         lower bound then needs no LP: the two upper-bound LPs give
@@ -260,23 +262,35 @@ class RelevanceEngine:
         return out
 
     def _screen(self, task, budget, threshold):
-        """A certified upper bound on a zero-weight feature's maxrel if it lies below
-        ``threshold``, else None (see :meth:`run_tasks`)."""
+        """A regular feature's maxrel, or a certified upper bound on it below
+        ``threshold`` (the feature is then marked screened); None if the dual route
+        cannot give it (see :meth:`run_tasks`)."""
         dual = self.dual()
         if dual is None or dual.model is None or task.probe is not None:
             return None
-        if not any(self.layout.weight(x, "max", task.column) <= 1e-12 for x in self._points):
-            return None  # minrel might be positive: it needs both signed maxima exactly
         dual.probe_off()
-        upper = 0.0
-        # the side of the likelier larger maximum first: a feature that fails, fails there
-        first = dual.cheaper_sign(task.column)
-        for s in (first, -first):
-            upper = max(upper, dual.screen_bound(task.column, s, budget, threshold))
-            if not upper < threshold:
-                return None
-        self.screened.add(task.target)
-        return upper
+        j = task.column
+        # the optimal model's sign first (for a weight of 0 the side of the likelier
+        # larger maximum); the other side's search may stop below the threshold, or
+        # below the first side's exact maximum if that is larger (then that is the
+        # maxrel, exactly), once it also knows a feasible value >= 0 on its side
+        w0 = dual.model[1][j]
+        first = dual.cheaper_sign(j) if abs(w0) <= 1e-12 else float(np.sign(w0))
+        v1, stopped1 = dual.screen_signed(j, first, budget, threshold)
+        if v1 is None:
+            return None
+        v2, stopped2 = dual.screen_signed(j, -first, budget,
+                                          threshold if stopped1 else max(threshold, v1))
+        if v2 is None:
+            return None
+        # (max w_j, max -w_j), an upper bound in place of a stopped side's maximum: both
+        # are >= 0 unless a side's search ran to a negative exact maximum, and min |w_j|
+        # follows from them as in _run_task
+        self._signed[task.target] = tuple([v1, v2][:: int(first)])
+        value = max(v1, v2)
+        if (stopped1 or stopped2) and value < threshold:
+            self.screened.add(task.target)
+        return value
 
     def _run_task(self, task, budget, screen_below=None):
         lp = self.layout
