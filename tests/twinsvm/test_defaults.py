@@ -37,9 +37,6 @@ def test_defaults_within_two_points_of_svc(cls, kernel, data):
     X, y = _DATA[data](return_X_y=True)
     X = StandardScaler().fit_transform(X)
     est = cls(kernel=kernel)
-    if cls in (PinballSVC, SVMPlus) and data == "breast_cancer":
-        # same dual optimum as SMO (test_solvers.py), several times faster here
-        est.set_params(solver="cvxopt")
     if cls._uses_privileged:
         est = PCAPrivilegedClassifier(est)
     ours, ref = _cv(est, X, y), _cv(SVC(kernel=kernel), X, y)

@@ -266,3 +266,16 @@ def test_interior_point_phase_is_exact_on_bounds_and_constraints():
     pure = smo_solve(qp["P"], qp["q"], qp["lo"], qp["hi"], qp["A"], qp["b"], x0=qp["x0"],
                      polish_every=0, max_iter=50, warn=False)
     assert pure.n_ipm_iter == 0
+
+
+@pytest.mark.parametrize("lo, hi, what", [
+    (-np.inf, 1.0, "lo must be finite"),
+    (np.nan, 1.0, "lo must be finite"),
+    (0.0, np.nan, "hi must be at least lo"),
+    (1.0, 0.0, "hi must be at least lo"),
+])
+def test_smo_rejects_bounds_it_cannot_handle(lo, hi, what):
+    # an infinite lower bound used to give a "converged" wrong answer (its bound
+    # tolerance became NaN)
+    with pytest.raises(ValueError, match=what):
+        smo_solve(np.eye(2), -np.ones(2), lo, hi)

@@ -436,15 +436,15 @@ class FeatureRelevanceBounds(SelectorMixin, BaseEstimator):
     screening : "auto" or bool, default="auto"
         Certified screening of irrelevant features on the dual route (plain
         model, ``solver`` ``"auto"`` or ``"dual"`` with enough samples): the
-        probes are solved first, and a feature whose weight is 0 in the
-        optimal model gets, per sign, a certified upper bound on its maxrel
-        (weak duality): from the optimal model's own multipliers if they
-        suffice, else from one or two checked evaluations of its tilted dual
-        at a multiplier adapted along the fit. If that bound
-        lies below the probes' noise threshold, the feature is irrelevant for
-        certain, its minrel is exactly 0 and the bound is reported as its
-        maxrel (``screened_`` marks it); otherwise its bounds are computed
-        exactly. The classes are those of the exhaustive computation.
+        probes are solved first, then each feature's two signed maxrel
+        searches stop at the first certified upper bound (weak duality; the
+        optimal model's own multipliers, or a checked evaluation of the
+        tilted dual) below the probes' noise threshold, once a model with
+        that sign of the weight (or 0) is known on each side. The feature is
+        then irrelevant for certain, its minrel is exactly 0 and the bound is
+        reported as its maxrel (``screened_`` marks it); otherwise the
+        searches run to its exact bounds. The classes are those of the
+        exhaustive computation.
         ``"auto"``: from 100 features on (where the saving pays for the
         ordering); ``True``: whenever on the dual route; ``False``: never.
     problem : {"ordinal", "regression"}, default="ordinal"

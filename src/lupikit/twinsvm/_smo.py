@@ -331,6 +331,11 @@ def _prepare_problem(P, q, lo, hi, A, b, x0, partner):
     n = q.shape[0]
     lo = np.broadcast_to(np.asarray(lo, dtype=np.float64), (n,)).copy()
     hi = np.broadcast_to(np.asarray(hi, dtype=np.float64), (n,)).copy()
+    if not np.all(np.isfinite(lo)):
+        # the bound tolerance and the first feasible point are taken from lo
+        raise ValueError("lo must be finite (hi may be inf); got a non-finite lower bound.")
+    if np.any(np.isnan(hi)) or np.any(hi < lo):
+        raise ValueError("hi must be at least lo (and not NaN) for every variable.")
     if A is None or np.size(A) == 0:
         A = np.zeros((0, n))
         b = np.zeros(0)
