@@ -162,7 +162,7 @@ class DualPath:
         self._tight = False  # HiGHS at tighter tolerances (see _solve)
         self.stopped_at = None  # multiplier of the last search's stop below beat
         self.tau_hint = {1.0: None, -1.0: None}
-        self.screen_tau = {1.0: None, -1.0: None}  # see screen_bound
+        self.screen_tau = {1.0: None, -1.0: None}  # see screen_signed
         self._model = None
 
     # --------------------------------------------------------- rows in HiGHS
@@ -413,33 +413,6 @@ class DualPath:
         a = float((self.sign * self.XR[:, j]) @ self.base_u)
         return 1.0 if a <= 0 else -1.0
 
-    def upper_bound(self, j, s, budget, tau=None):
-        r"""A certified upper bound on ``max s * w_j`` over the models within ``budget``.
-
-        Weak duality bounds the maximum by :math:`(B + F(\tau))/\tau` at every
-        :math:`\tau > 0`; this evaluates it once, at ``tau`` (by default the
-        last bound's multiplier, the search's hint), from the optimal model's
-        basis. The evaluation is checked (:meth:`_certifies`), so the bound
-        rests on a certified :math:`F(\tau)`, not on trust. Returns ``inf``
-        if the solve fails (e.g. :math:`F` is unbounded: ``tau`` too large).
-        """
-        if self.model is None:  # pragma: no cover - the model LP was solved before
-            return np.inf
-        if tau is None:
-            tau = self.tau_hint[s] or 10.0
-        added = self.pos[j] < 0
-        self._add_rows([j])
-        try:
-            self.h.setBasis(self.base_basis)
-            self._set_row_bounds(j, s * tau + self.lo[j], s * tau + self.hi[j])
-            point = self._evaluate(j, s * tau, check=True)
-        finally:
-            self._release_row(j, added)
-        if point is None:  # unbounded (tau too large) or HiGHS failed twice
-            return np.inf
-        f, w = point
-        return (budget + tau * s * w[j] - f) / tau
-
     def screen_signed(self, j, s, budget, below):
         r"""``max s * w_j``, or a certified upper bound on it below ``below``.
 
@@ -452,8 +425,9 @@ class DualPath:
 
         Where the optimal model has ``s * w_j >= 0``, first the bound at the
         largest :math:`\tau` for which its own (checked) multipliers stay
-        feasible, which needs no LP. Otherwise the search of :meth:`max_signed` with ``beat=below``: it
-        stops at the first checked evaluation whose bound
+        feasible, which needs no LP. Otherwise the search of
+        :meth:`max_signed` with ``beat=below``: it stops at the first checked
+        evaluation whose bound
         :math:`(B + F(\tau))/\tau` lies below ``below`` and returns that
         bound, or else runs to the exact maximum. The dual simplex from the
         optimal model's basis pivots about in proportion to how far
