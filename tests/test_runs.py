@@ -8,7 +8,6 @@ import csv
 import json
 import subprocess
 import sys
-import warnings
 
 import nbformat
 import pytest
@@ -16,6 +15,7 @@ import pytest
 from lupikit import _runs
 from lupikit.claims import read_claims
 from lupikit.cli import main, read_presets
+from local_cluster import local_cluster  # tests/ is on pytest's pythonpath
 
 TOY = [
     ("markdown", "# A toy notebook\n\nIts claim: the scaled mean is small."),
@@ -170,20 +170,7 @@ def test_unreachable_scheduler_is_a_clear_error(toy, capsys):
 
 def test_joblib_loops_on_a_local_cluster_record_the_same_values(toy):
     distributed = pytest.importorskip("distributed")
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        # two workers: with one, joblib would see a single slot and run the loop in the kernel
-        cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                           dashboard_address=None, silence_logs=40)
-    finished = []
-
-    class Count(distributed.diagnostics.plugin.SchedulerPlugin):
-        def transition(self, key, start, finish, *args, **kwargs):
-            if finish == "memory":
-                finished.append(key)
-
-    cluster.scheduler.add_plugin(Count())
-    try:
+    with local_cluster(distributed, client=False) as (cluster, _, finished):
         assert cli(toy, "run", "toy/claims", "-p", "n_jobs", "-1", "--out", str(toy / "local")) == 0
         assert not finished
         assert cli(toy, "run", "toy/claims", "-p", "n_jobs", "-1", "--out", str(toy / "remote"),
@@ -192,5 +179,3 @@ def test_joblib_loops_on_a_local_cluster_record_the_same_values(toy):
         remote = read_claims(next((toy / "remote").rglob("*.ipynb")))
         assert [r["value"] for r in remote] == [r["value"] for r in local]
         assert finished  # the notebook's joblib loop ran as tasks on the cluster
-    finally:
-        cluster.close()

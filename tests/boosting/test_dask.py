@@ -17,6 +17,7 @@ distributed = pytest.importorskip("distributed")
 from lupikit.boosting import PrivilegedBoostingClassifier, SoftLabelBoostingClassifier  # noqa: E402
 from lupikit.boosting import _hist_dask  # noqa: E402
 from lupikit.datasets import make_lupi_classification  # noqa: E402
+from local_cluster import local_cluster  # noqa: E402
 
 PBC = PrivilegedBoostingClassifier
 N_TRAIN, CHUNK = 100_000, 25_000
@@ -24,14 +25,8 @@ N_TRAIN, CHUNK = 100_000, 25_000
 
 @pytest.fixture(scope="module")
 def client():
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                           dashboard_address=None, silence_logs=40)
-        c = distributed.Client(cluster)
-    yield c
-    c.close()
-    cluster.close()
+    with local_cluster(distributed) as (_, c, _):
+        yield c
 
 
 @pytest.fixture(scope="module")

@@ -24,7 +24,7 @@ LAYERS = {
     "_engine": 3,
     "_lp": 4,
     "_ordinal": 5,
-    "_regression": 6, "_constrained": 6,
+    "_regression": 6, "_constrained": 6, "_cv": 6,
     "_bounds": 7,
     "__init__": 8,
 }

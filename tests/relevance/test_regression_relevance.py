@@ -1,6 +1,5 @@
 """Regression relevance (plain and LUPI), constrained intervals, grouping, screening, a cluster."""
 
-import warnings
 
 import joblib
 import numpy as np
@@ -14,6 +13,7 @@ from lupikit.datasets import (
     make_regression_relevance,
 )
 from lupikit.relevance import FeatureRelevanceBounds, L1SVR
+from local_cluster import local_cluster  # tests/ is on pytest's pythonpath
 
 
 def standardised(X, y=None):
@@ -201,25 +201,9 @@ def test_relevance_on_a_local_cluster_matches_the_local_run():
     X, y = standardised(X, y)
     kw = dict(problem="regression", C=1.0, n_permutations=10, random_state=0)
     local = FeatureRelevanceBounds(n_jobs=1, **kw).fit(X, y)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                           dashboard_address=None, silence_logs=40)
-        client = distributed.Client(cluster)
-    try:
-        done = []
-
-        class Count(distributed.diagnostics.plugin.SchedulerPlugin):
-            def transition(self, key, start, finish, *args, **kwargs):
-                if finish == "memory":
-                    done.append(key)
-
-        cluster.scheduler.add_plugin(Count())
+    with local_cluster(distributed) as (_, _, done):
         with joblib.parallel_config(backend="dask"):
             remote = FeatureRelevanceBounds(n_jobs=-1, **kw).fit(X, y)
-    finally:
-        client.close()
-        cluster.close()
     assert done  # the LPs ran on the cluster's workers
     np.testing.assert_allclose(remote.interval_, local.interval_, atol=1e-9)
     np.testing.assert_array_equal(remote.relevance_classes_, local.relevance_classes_)

@@ -19,7 +19,8 @@ information*.
   :class:`LinearProgramError` -- building blocks.
 """
 
-from ._bounds import FeatureRelevanceBounds, select_C, select_C_gamma
+from ._bounds import FeatureRelevanceBounds
+from ._cv import select_C, select_C_gamma
 from ._highs import LinearProgramError, solve_lp
 from ._lp import OrdinalLP
 from ._ordinal import OrdinalRegressionLP, check_ordinal_labels
