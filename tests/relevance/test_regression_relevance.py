@@ -102,8 +102,8 @@ def test_constrained_intervals_at_zero_and_at_maxrel(regression):
 
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_screening_never_changes_a_class(seed):
-    # random plain problems on the dual route: screening (certified upper bounds for
-    # zero-weight features below the noise threshold) against the exhaustive run
+    # random plain problems on the dual route: screening (signed searches that stop at a
+    # certified upper bound below the noise threshold) against the exhaustive run
     rng = np.random.default_rng(seed)
     d = int(rng.integers(25, 45))
     X, y, _ = make_ordinal_relevance(n_samples=int(rng.integers(150, 250)), n_strong=2,
@@ -114,11 +114,11 @@ def test_screening_never_changes_a_class(seed):
     assert on.n_screened_ > 0 and off.n_screened_ == 0
     np.testing.assert_array_equal(on.relevance_classes_, off.relevance_classes_)
     # a screened maxrel is an upper bound of the exact one, below the noise threshold;
-    # minrel exactly 0; the other bounds are the exhaustive ones
+    # minrel exact; the other bounds are the exhaustive ones
     s = on.screened_
     assert np.all(on.interval_[s, 1] >= off.interval_[s, 1] - 1e-9)
     assert np.all(on.interval_[s, 1] <= on.prediction_intervals_["max"][1] + 1e-6)
-    assert np.all(on.interval_[s, 0] == 0.0)
+    np.testing.assert_allclose(on.interval_[s, 0], off.interval_[s, 0], atol=1e-7)
     np.testing.assert_allclose(on.interval_[~s], off.interval_[~s], atol=1e-7)
 
 
@@ -135,13 +135,15 @@ def test_screening_with_row_generation_never_changes_a_class():
     np.testing.assert_array_equal(on.relevance_classes_, off.relevance_classes_)
     s = on.screened_
     assert np.all(on.interval_[s, 1] >= off.interval_[s, 1] - 1e-9)
+    assert np.all(on.interval_[s, 1] <= on.prediction_intervals_["max"][1] + 1e-6)
+    np.testing.assert_allclose(on.interval_[s, 0], off.interval_[s, 0], atol=1e-7)
     np.testing.assert_allclose(on.interval_[~s], off.interval_[~s], atol=1e-7)
 
 
 def test_screen_searches_bound_or_equal_the_exact_maxima():
     # screen_signed returns a certified upper bound below `below` (stopped) or the exact
-    # maximum (not stopped): from the model's own multipliers, or from a search started
-    # at an adapted multiplier
+    # maximum (not stopped), for features with and without weight in the optimal model:
+    # from the model's own multipliers, or from a search started at an adapted multiplier
     from lupikit.relevance import OrdinalLP
     from lupikit.relevance._dual_path import DualPath
     from lupikit.relevance._highs import _highs_api
@@ -153,20 +155,30 @@ def test_screen_searches_bound_or_equal_the_exact_maxima():
     budget = 1.1 * lp.solve_model().fun
     dual = DualPath(lp, _highs_api())
     exact = DualPath(lp, _highs_api())
-    zero = np.flatnonzero(np.abs(dual.model[1][: lp.d]) <= 1e-12)
-    assert zero.size > 10
-    stops = 0
-    for below in (np.inf, 0.0, 0.3):  # every search stops / none does / some do
-        for j in zero:
+    w0 = dual.model[1][: lp.d]
+    assert np.sum(np.abs(w0) <= 1e-12) > 10 and np.sum(np.abs(w0) > 1e-12) > 3
+    truth = {(j, s): exact.max_signed(j, s, budget) for j in range(lp.d) for s in (1.0, -1.0)}
+    assert min(truth.values()) < 0  # some side's maximum is negative (a one-signed weight)
+    some = float(np.median([v for v in truth.values() if v > 0]))
+    for below in (np.inf, 0.0, some):  # every side stops / none does / some do
+        stops = searched = 0
+        for j in range(lp.d):
             for s in (1.0, -1.0):
+                dual.stopped_at = None
                 value, stopped = dual.screen_signed(j, s, budget, below)
-                truth = exact.max_signed(j, s, budget)
                 if stopped:
-                    assert truth - 1e-9 <= value < below
+                    assert truth[j, s] - 1e-9 <= value < below
                     stops += 1
+                    searched += dual.stopped_at is not None
                 else:
-                    assert abs(value - truth) <= 1e-7 * max(1.0, truth)
-    assert stops > zero.size
+                    assert abs(value - truth[j, s]) <= 1e-7 * max(1.0, abs(truth[j, s]))
+        if below == 0.0:
+            assert stops == 0
+        elif below == np.inf:
+            assert stops > lp.d
+        else:
+            assert 0 < stops < 2 * lp.d
+            assert searched > 0  # stops of the search, not only of the free bound
 
 
 def test_a_failed_check_is_retried_at_tight_tolerances(monkeypatch):

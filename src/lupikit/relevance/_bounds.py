@@ -183,11 +183,13 @@ class FeatureRelevanceBounds(SelectorMixin, BaseEstimator):
         searches stop at the first certified upper bound (weak duality; the
         optimal model's own multipliers, or a checked evaluation of the
         tilted dual) below the probes' noise threshold, once a model with
-        that sign of the weight (or 0) is known on each side. The feature is
-        then irrelevant for certain, its minrel is exactly 0 and the bound is
-        reported as its maxrel (``screened_`` marks it); otherwise the
-        searches run to its exact bounds. The classes are those of the
-        exhaustive computation.
+        that sign of the weight (or 0) is known on the side (else that side
+        runs to its exact maximum). A feature whose maxrel is so bounded below
+        the threshold is irrelevant for certain; the bound is reported as its
+        maxrel (``screened_`` marks it) and its minrel stays exact (0 unless
+        the weight keeps one sign on every model within the budget).
+        Otherwise the searches run to its exact bounds. The classes are those
+        of the exhaustive computation.
         ``"auto"``: from 100 features on (where the saving pays for the
         ordering); ``True``: whenever on the dual route; ``False``: never.
     problem : {"ordinal", "regression"}, default="ordinal"
@@ -228,8 +230,8 @@ class FeatureRelevanceBounds(SelectorMixin, BaseEstimator):
         ``[minrel, maxrel]`` of every regular feature, shape
         ``(n_features, 2)``, divided by ``scale_``. Exact, except for the
         features marked in ``screened_``: their maxrel is a certified upper
-        bound (the exact value lies between 0 and it, below the noise
-        threshold) and their minrel is exactly 0.
+        bound (the exact value lies between minrel and it, below the noise
+        threshold); their minrel is exact too.
     screened_ : numpy.ndarray of bool
         Which features were screened (see ``screening``), shape ``(n_features,)``.
     n_screened_ : int

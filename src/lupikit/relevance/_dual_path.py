@@ -70,7 +70,7 @@ ROW_MARGIN = 0.05
 BRACKET_STEP = 1.1
 #: Screening (DualPath.screen_signed) starts its search at this fraction of the exact
 #: searches' multiplier, then adapts the start: times SCREEN_SHRINK after a stop at the
-#: first evaluation, towards the stopping multiplier (at most times SCREEN_GROW) after
+#: first evaluation, to the stopping multiplier (at most SCREEN_GROW times higher) after
 #: a later one.
 SCREEN_START = 0.6
 SCREEN_SHRINK = 0.97
@@ -160,6 +160,7 @@ class DualPath:
             self._add_rows([D - 1])  # the probe slot's row, loaded by load_probe
         self.probe_key = None
         self._tight = False  # HiGHS at tighter tolerances (see _solve)
+        self._tolerances = None  # the ones before
         self.stopped_at = None  # multiplier of the last search's stop below beat
         self.tau_hint = {1.0: None, -1.0: None}
         self.screen_tau = {1.0: None, -1.0: None}  # see screen_signed
@@ -326,9 +327,13 @@ class DualPath:
         return None
 
     def _set_tolerances(self, value):
-        """HiGHS' primal and dual feasibility tolerances: ``value``, or its defaults."""
-        for name in ("primal_feasibility_tolerance", "dual_feasibility_tolerance"):
-            self.h.setOptionValue(name, 1e-7 if value is None else value)
+        """HiGHS' primal and dual feasibility tolerances: ``value``, or back to the ones
+        they had before (None)."""
+        names = ("primal_feasibility_tolerance", "dual_feasibility_tolerance")
+        if value is not None and not self._tight:
+            self._tolerances = [self.h.getOptionValue(name)[1] for name in names]
+        for name, before in zip(names, self._tolerances if value is None else [value] * 2):
+            self.h.setOptionValue(name, before)
         self._tight = value is not None
 
     def _confirm(self, j, shift, point):
@@ -434,9 +439,9 @@ class DualPath:
         :math:`\tau` lies beyond the model's own multipliers, so the search
         starts below the exact searches' multiplier (the hint), at a
         multiplier kept per sign and adapted along the fit: it shrinks by
-        ``SCREEN_SHRINK`` after a stop at the first evaluation and grows
-        towards the stopping multiplier (at most by ``SCREEN_GROW``) after a
-        later one.
+        ``SCREEN_SHRINK`` after a stop at the first evaluation and moves to
+        the stopping multiplier (but at most ``SCREEN_GROW`` times higher)
+        after a later one.
         """
         f0, w0 = self.model
         # the optimal model's multipliers u (a checked solve) stay feasible for the tilt
@@ -502,9 +507,12 @@ class DualPath:
                     lower = max(p1[1], t) if f <= budget else p1[1]
                     if upper < beat - 1e-9 * max(1.0, abs(beat)) and lower >= 0:
                         checked = self._confirm(j, s * tau, point)
-                        if checked is point:
+                        # the certified bound: F(tau) <= rhs.u for the checked multipliers
+                        # u of this solve (the maximiser's tau t - f bounds F from below)
+                        bound = (budget + self.margin_rhs @ self._u[: self.R]) / tau
+                        if checked is point and bound < beat - 1e-9 * max(1.0, abs(beat)):
                             self.stopped_at = tau
-                            return (upper if report == "upper" else lower), True
+                            return (bound if report == "upper" else lower), True
                         if checked is None:  # pragma: no cover - HiGHS failed twice
                             return None, False
                         point = checked  # HiGHS' answer was wrong: go on with the right one

@@ -228,14 +228,16 @@ class RelevanceEngine:
         values in order.
 
         With ``screen_below`` (on the ``"dual_path"`` route), the maxrel of a
-        regular feature comes from searches that may stop early
-        (:meth:`~lupikit.relevance._dual_path.DualPath.screen_signed`, per
-        sign, the optimal model's sign first): as soon as checked evaluations
-        bound both signed maxima below ``screen_below``, with a feasible value
-        of at least 0 known on each side (so its minrel is exactly 0), that
-        certified upper bound is returned in place of the exact maxrel and the
-        task's target is added to :attr:`screened`; otherwise the searches
-        run to the exact maxrel (and minrel). A caller that sets
+        regular feature comes from signed searches that may stop early
+        (:meth:`~lupikit.relevance._dual_path.DualPath.screen_signed`, the
+        optimal model's sign first): a side stops at a certified upper bound
+        below ``screen_below`` (from the optimal model's multipliers or a
+        checked evaluation) once a model with that sign of the weight (or 0)
+        is known, and otherwise runs to its exact maximum. If the larger of
+        the two values lies below ``screen_below`` and came from a stop, it is
+        returned in place of the exact maxrel and the task's target is added
+        to :attr:`screened`; the minrel read off the two values stays exact
+        (0 unless a side's exact maximum is negative). A caller that sets
         ``screen_below`` to the noise threshold thereby classifies every
         feature exactly.
 

@@ -95,7 +95,7 @@ class OrdinalLP(OrdinalLayout):
         """Solve a list of :class:`RelevanceTask`; return their values in order.
 
         See ``RelevanceEngine.run_tasks`` in ``lupikit.relevance._engine``
-        (``screen_below``: certified screening of zero-weight features).
+        (``screen_below``: certified screening against a noise threshold).
         """
         return self.engine.run_tasks(tasks, budget, progress=progress,
                                      screen_below=screen_below)
