@@ -100,6 +100,18 @@ def test_constrained_intervals_at_zero_and_at_maxrel(regression):
     assert np.isnan(part[0]).all() and not np.isnan(part[b]).any()
 
 
+def assert_screening_is_exact(on, off):
+    """A screened fit against the exhaustive one: the same classes; a screened maxrel is
+    an upper bound of the exact one, below the noise threshold; minrel exact; the other
+    bounds are the exhaustive ones."""
+    np.testing.assert_array_equal(on.relevance_classes_, off.relevance_classes_)
+    s = on.screened_
+    assert np.all(on.interval_[s, 1] >= off.interval_[s, 1] - 1e-9)
+    assert np.all(on.interval_[s, 1] <= on.prediction_intervals_["max"][1] + 1e-6)
+    np.testing.assert_allclose(on.interval_[s, 0], off.interval_[s, 0], atol=1e-7)
+    np.testing.assert_allclose(on.interval_[~s], off.interval_[~s], atol=1e-7)
+
+
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_screening_never_changes_a_class(seed):
     # random plain problems on the dual route: screening (signed searches that stop at a
@@ -112,14 +124,7 @@ def test_screening_never_changes_a_class(seed):
     on = FeatureRelevanceBounds(screening=True, **kw).fit(X, y)
     off = FeatureRelevanceBounds(screening=False, **kw).fit(X, y)
     assert on.n_screened_ > 0 and off.n_screened_ == 0
-    np.testing.assert_array_equal(on.relevance_classes_, off.relevance_classes_)
-    # a screened maxrel is an upper bound of the exact one, below the noise threshold;
-    # minrel exact; the other bounds are the exhaustive ones
-    s = on.screened_
-    assert np.all(on.interval_[s, 1] >= off.interval_[s, 1] - 1e-9)
-    assert np.all(on.interval_[s, 1] <= on.prediction_intervals_["max"][1] + 1e-6)
-    np.testing.assert_allclose(on.interval_[s, 0], off.interval_[s, 0], atol=1e-7)
-    np.testing.assert_allclose(on.interval_[~s], off.interval_[~s], atol=1e-7)
+    assert_screening_is_exact(on, off)
 
 
 def test_screening_with_row_generation_never_changes_a_class():
@@ -132,12 +137,7 @@ def test_screening_with_row_generation_never_changes_a_class():
     on = FeatureRelevanceBounds(screening=True, **kw).fit(X, y)
     off = FeatureRelevanceBounds(screening=False, **kw).fit(X, y)
     assert on.n_screened_ > 20
-    np.testing.assert_array_equal(on.relevance_classes_, off.relevance_classes_)
-    s = on.screened_
-    assert np.all(on.interval_[s, 1] >= off.interval_[s, 1] - 1e-9)
-    assert np.all(on.interval_[s, 1] <= on.prediction_intervals_["max"][1] + 1e-6)
-    np.testing.assert_allclose(on.interval_[s, 0], off.interval_[s, 0], atol=1e-7)
-    np.testing.assert_allclose(on.interval_[~s], off.interval_[~s], atol=1e-7)
+    assert_screening_is_exact(on, off)
 
 
 def test_screen_searches_bound_or_equal_the_exact_maxima():
