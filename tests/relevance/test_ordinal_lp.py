@@ -491,6 +491,48 @@ def test_path_over_C_on_the_dual_reaches_the_primal_optimum(small, constraints):
             c_reg @ xp + C * (c_loss @ xp), rel=1e-8, abs=1e-9)
 
 
+@pytest.mark.parametrize("problem", ["ordinal", "regression"])
+def test_path_of_a_fold_on_the_whole_lp_is_the_folds_own_optimum(small, problem):
+    # the cross-validation's fold path: the whole data's dual with the other samples'
+    # margin columns held at 0 is the dual of the fold's own model, so its solutions
+    # reach the optimum of an LP built on the fold alone (an independent solve with
+    # scipy's HiGHS), for every C, and do not depend on the folds solved before
+    # (beyond rounding)
+    X, y = small
+    rng = np.random.default_rng(0)
+    if problem == "regression":
+        y = X @ rng.normal(size=X.shape[1]) + 0.3 * rng.normal(size=X.shape[0])
+        kw, n_bins = dict(epsilon=0.1), 2
+    else:
+        kw, n_bins = {}, 3
+    Cs = [0.01, 0.1, 1.0, 10.0]
+    whole = OrdinalLP(X, y, n_bins, 1.0, **kw)
+    folds = [np.sort(rng.choice(X.shape[0], X.shape[0] * 2 // 3, replace=False))
+             for _ in range(3)]
+    paths = [whole.solve_path(Cs, samples=tr) for tr in folds]
+    again = whole.solve_path(Cs, samples=folds[0])
+    for x1, x2 in zip(paths[0], again):  # the same vertex (up to rounding)
+        np.testing.assert_allclose(x1, x2, atol=1e-10)
+    for tr, path in zip(folds, paths):
+        own = OrdinalLP(X[tr], y[tr], n_bins, 1.0, **kw)
+        c_reg, c_loss = own.cost_parts()
+        A, b = own.A[: own.r_budget], own.b[: own.r_budget]
+        for C, x in zip(Cs, path):
+            parts = whole.split(x)
+            # the fold's objective at the whole LP's (w, b), against its own optimum
+            point = own.point(parts["w"], parts["b"])
+            ref = solve_lp(c_reg + C * c_loss, A, b, own.bounds)
+            assert np.all(A @ point <= b + 1e-7)
+            assert c_reg @ point + C * (c_loss @ point) == pytest.approx(
+                ref.fun, rel=1e-8, abs=1e-9)
+
+
+def test_path_of_a_fold_needs_the_dual_route(small):
+    X, y = small
+    with pytest.raises(ValueError, match="samples= needs the route 'dual_path'"):
+        OrdinalLP(X, y, 3, 1.0, solver="primal").solve_path([1.0], samples=np.arange(10))
+
+
 def _lupi_path_problem():
     X, Xs, y, _, _ = make_lupi_ordinal(n_samples=90, n_strong=2, n_weak=2, n_irrelevant=2,
                                        n_privileged_irrelevant=2, random_state=3)

@@ -6,6 +6,7 @@ from sklearn.model_selection import GridSearchCV, cross_validate
 from sklearn.pipeline import make_pipeline
 
 from lupikit.datasets import make_lupi_ordinal, make_ordinal_relevance
+from lupikit.relevance import _cv
 from lupikit.relevance import (
     FeatureRelevanceBounds,
     OrdinalRegressionLP,
@@ -127,6 +128,23 @@ def test_dual_solver_fit_equals_primal_fit(data, fitted, n_jobs):
     np.testing.assert_allclose(primal.probe_values_["max"], fitted.probe_values_["max"],
                                atol=1e-7)
     assert primal.relevance_classes_.tolist() == fitted.relevance_classes_.tolist()
+
+
+@pytest.mark.parametrize("epsilon", [None, 0.1])
+def test_select_C_folds_on_the_whole_lp_match_their_own_lps(data, epsilon, monkeypatch):
+    # the folds solved on the whole data's dual (other samples held at 0) score as the
+    # folds' own LPs do, and in parallel (a copy of that LP per fold) as in sequence
+    X, y, _ = data
+    if epsilon is not None:
+        y = X @ np.linspace(-1, 1, X.shape[1]) + 0.1 * np.cos(np.arange(X.shape[0]))
+    grid = [0.1, 1.0, 10.0]  # (at a tiny C the optimum is not unique: w = 0)
+    C1, s1 = select_C(X, y, C_grid=grid, cv=3, random_state=0, epsilon=epsilon)
+    C2, s2 = select_C(X, y, C_grid=grid, cv=3, random_state=0, epsilon=epsilon, n_jobs=2)
+    np.testing.assert_allclose(s1, s2, atol=1e-12)
+    monkeypatch.setattr(_cv, "_whole_data_lp", lambda *args: None)  # one LP per fold
+    C3, s3 = select_C(X, y, C_grid=grid, cv=3, random_state=0, epsilon=epsilon)
+    assert C1 == C2 == C3
+    np.testing.assert_allclose(s1, s3, atol=1e-9)
 
 
 def test_select_C_same_choice_on_both_routes(data):

@@ -23,7 +23,7 @@ from sklearn.utils._param_validation import (
 
 from .._validation import NON_NEGATIVE, POSITIVE, check_nonempty_grid
 from ..metrics import macro_averaged_mae
-from ._engine import SOLVERS
+from ._engine import SOLVERS, choose_route
 from ._lp import OrdinalLP
 from ._ordinal import CONSTRAINTS, check_ordinal_labels
 
@@ -85,18 +85,26 @@ def _cv_errors(X, y, privileged_features, pairs, constraints, cv, random_state, 
         folds = list(KFold(cv, shuffle=True, random_state=seed).split(X))
     # solve along the grid sorted by gamma, then C: one LP per fold, warm-started
     order = sorted(range(len(pairs)), key=lambda i: (pairs[i][1], pairs[i][0]))
+    Cs, gammas = [pairs[i][0] for i in order], [pairs[i][1] for i in order]
+    whole = _whole_data_lp(X, y, privileged_features, folds, constraints, solver, epsilon)
+    whole_lp = None if whole is None else whole()
+    if whole_lp is not None and choose_route(whole_lp, solver, "path") != "dual_path":
+        whole = whole_lp = None
 
-    def run_fold(tr, te):
-        Xs = None if privileged_features is None else privileged_features[tr]
+    def run_fold(tr, te, lp=None):
         if epsilon is None:
             classes, target = _fold_labels(y[tr])
             n_bins = classes.size
         else:
             target, n_bins = y[tr], 2
-        lp = OrdinalLP(X[tr], target, n_bins, 1.0, constraints, X_star=Xs, gamma=1.0,
-                       solver=solver, epsilon=epsilon)
+        if lp is not None:  # the plain model's dual: the fold's samples alone (same LP)
+            sols = lp.solve_path(Cs, gammas, samples=tr)
+        else:
+            Xs = None if privileged_features is None else privileged_features[tr]
+            lp = OrdinalLP(X[tr], target, n_bins, 1.0, constraints, X_star=Xs, gamma=1.0,
+                           solver=solver, epsilon=epsilon)
+            sols = lp.solve_path(Cs, gammas)
         errs = np.empty(len(pairs))
-        sols = lp.solve_path([pairs[i][0] for i in order], [pairs[i][1] for i in order])
         for i, x in zip(order, sols):
             parts = lp.split(x)
             if epsilon is None:
@@ -108,13 +116,36 @@ def _cv_errors(X, y, privileged_features, pairs, constraints, cv, random_state, 
         return errs
 
     if n_jobs in (None, 1):
-        errs = [run_fold(tr, te) for tr, te in folds]
+        errs = [run_fold(tr, te, whole_lp) for tr, te in folds]
     else:
         # threads by default: HiGHS releases the GIL while it solves, and each fold
-        # has its own LP (a backend set by the caller, e.g. Dask, takes precedence)
+        # has its own LP (a backend set by the caller, e.g. Dask, takes precedence);
+        # a fold solved on the whole data's LP gets its own copy of it, with the same
+        # answers (every fold's path starts from the same basis)
         errs = Parallel(n_jobs=n_jobs, prefer="threads")(
-            delayed(run_fold)(tr, te) for tr, te in folds)
+            delayed(run_fold)(tr, te, None if whole is None else whole()) for tr, te in folds)
     return np.mean(errs, axis=0)
+
+
+def _whole_data_lp(X, y, privileged_features, folds, constraints, solver, epsilon):
+    """A builder of the plain model's LP on all samples, whose dual solves each fold's
+    path with the other samples held out (no LP per fold), or None where that does
+    not apply: LUPI, or an ordinal fold that lacks a label (its model has fewer
+    thresholds). The caller also checks that the LP's path takes the dual route."""
+    if privileged_features is not None:
+        return None
+    if epsilon is None:
+        classes, target = np.unique(y, return_inverse=True)
+        if any(np.unique(y[tr]).size < classes.size for tr, _ in folds):
+            return None
+        n_bins = classes.size
+    else:
+        target, n_bins = y, 2
+
+    def build():
+        return OrdinalLP(X, target, n_bins, 1.0, constraints, solver=solver, epsilon=epsilon)
+
+    return build
 
 
 def _best(scores, keys):

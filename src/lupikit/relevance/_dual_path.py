@@ -36,7 +36,8 @@ side of :math:`B`.
 Each evaluation costs a few pivots on a basis of size :math:`d + K` instead
 of the :math:`R`-row basis of the primal. Every bound restarts from the
 optimal model's basis, and its bracketing starts from the last bound's
-:math:`\tau` (neighbouring bounds have similar multipliers) in steps of
+:math:`\tau` (neighbouring bounds have similar multipliers; for a column's
+second sign, from its first sign's) in steps of
 ``BRACKET_STEP`` that square each time, which keeps each evaluation short.
 Of a column's two signs only the larger maximum is needed unless the smaller
 one is negative, so the second search may stop at the first certificate that
@@ -68,6 +69,12 @@ ROW_MARGIN = 0.05
 #: First factor by which the bracketing moves tau away from the last bound's; squared
 #: after every step. Small, because neighbouring bounds have similar multipliers.
 BRACKET_STEP = 1.1
+#: A column's second sign starts its search at this fraction of its first sign's
+#: final multiplier.
+SECOND_SIGN_START = 0.9
+#: The bracketing aims its second multiplier at a maximiser this far (relative) beyond
+#: the budget, read off the frontier's elasticity (see DualPath._bracket_factor).
+BRACKET_MARGIN = 0.003
 #: Screening (DualPath.screen_signed) starts its search at this fraction of the exact
 #: searches' multiplier, then adapts the start: times SCREEN_SHRINK after a stop at the
 #: first evaluation, to the stopping multiplier (at most SCREEN_GROW times higher) after
@@ -163,6 +170,12 @@ class DualPath:
         self._tolerances = None  # the ones before
         self.stopped_at = None  # multiplier of the last search's stop below beat
         self.tau_hint = {1.0: None, -1.0: None}
+        self._active = None  # margin columns of a fold's samples (see model_path)
+        self._sol = self._u_value = None  # the last solve's solution (see _u)
+        self._fold_start = None  # (first C, basis) that every fold's path starts from
+        self._elasticity = 0.25  # d ln f / d ln tau of the frontier (see _bracket_factor)
+        # (column, probe, tau) of the last search that closed exactly
+        self.last_exact = None
         self.screen_tau = {1.0: None, -1.0: None}  # see screen_signed
         self._model = None
 
@@ -173,7 +186,9 @@ class DualPath:
         rows = [int(r) for r in rows if self.pos[r] < 0]
         if not rows:
             return
-        block = self.AT[rows]
+        probe_row = self.D - 1 if self.lp.probe else -1
+        # the probe slot's coefficients are the loaded probe's (kept in M, not in AT)
+        block = sp.csr_array(self.M[rows]) if probe_row in rows else self.AT[rows]
         self.h.addRows(len(rows), self.lo[rows], self.hi[rows], block.nnz,
                        block.indptr[:-1].astype(np.int32), block.indices.astype(np.int32),
                        block.data)
@@ -301,8 +316,10 @@ class DualPath:
                 if self.basic is None:
                     self.basic = self.h.getBasis().col_status[0].__class__.kBasic
                 sol = self.h.getSolution()  # once: u and the row duals of one answer
-                u = np.asarray(sol.col_value)
-                act = self.M @ u
+                self._sol, self._u_value = sol, None  # u: read when needed (see _u)
+                if not self.generate_rows:  # HiGHS holds every row
+                    break
+                act = self.M @ self._u
                 if j is not None:
                     act[j] -= shift
                 viol = np.maximum(self.lo - act, act - self.hi)
@@ -316,15 +333,24 @@ class DualPath:
                 self._add_rows(order[: min(n_add, max(16, self.D // 10))])
             w, b = self._weights(np.asarray(sol.row_dual))
             hinge = np.maximum(-self.margin_rhs + self.sign * (self.XR @ w - b[self.k]), 0.0)
+            if self._active is not None:  # a fold (see model_path): its samples' slacks
+                hinge = hinge[self._active]
             f = 0.5 * np.abs(w).sum() + C * hinge.sum()
-            self._u = u
-            if not check or self._certifies(j, shift, f, w, C, u):
+            if not check or self._certifies(j, shift, f, w, C, self._u):
                 return f, w, b
             # once more from scratch (no basis to restart from), to tolerances tighter
             # than the check's: HiGHS' own (1e-7) can leave a row 1e-7 outside its box
             self.h.clearSolver()
             self._set_tolerances(1e-10)
         return None
+
+    @property
+    def _u(self):
+        """HiGHS' column values u of the last solve (converted on first use: most
+        evaluations of a search need only the maximiser, its row duals)."""
+        if self._u_value is None:
+            self._u_value = np.asarray(self._sol.col_value)
+        return self._u_value
 
     def _set_tolerances(self, value):
         """HiGHS' primal and dual feasibility tolerances: ``value``, or back to the ones
@@ -369,10 +395,16 @@ class DualPath:
         row = D - 1
         self.M[row, : self.R] = self.sign * col
         hrow = int(self.pos[row])
-        for r, v in enumerate(self.M[row, : self.R]):
-            self.h.changeCoeff(hrow, r, float(v))
         self.lo[row], self.hi[row] = -0.5, 0.5
-        self._set_row_bounds(row, -0.5, 0.5)
+        if self.base_basis.row_status[hrow] == self.basic:
+            # the row anew, in two calls (its slack stays basic in the saved basis, at
+            # the end of HiGHS' rows): much cheaper than one changeCoeff per entry
+            self._delete_rows([row])
+            self._add_rows([row])
+        else:  # pragma: no cover - the free row of the switched-off slot is basic
+            for r, v in enumerate(self.M[row, : self.R]):
+                self.h.changeCoeff(hrow, r, float(v))
+            self._set_row_bounds(row, -0.5, 0.5)
         self.probe_key = values
 
     def probe_off(self):
@@ -383,25 +415,44 @@ class DualPath:
             self._set_row_bounds(row, -np.inf, np.inf)
             self.probe_key = None
 
-    def model_path(self, C_values):
+    def model_path(self, C_values, samples=None):
         """Optimal ``(w, b)`` of the plain model for each C, or None if a solve fails.
 
         C is the box of the margin columns, so each solve restarts dual simplex
         from the last basis (used for the cross-validation of C). The box is
         reset to this LP's C afterwards.
+
+        With ``samples`` (indices of rows of ``X``), the model of those samples
+        alone: the margin columns of the others are held at 0, which leaves
+        exactly the dual of the model fitted on ``samples`` (a training fold,
+        without building its LP). Every such path starts from the same basis,
+        the whole model's at the first C, so that its answers do not depend
+        on the paths solved before it (beyond rounding).
         """
         R = self.R
         cols = np.arange(R, dtype=np.int32)
+        active = None if samples is None else np.isin(self.lp.row_i, samples)
         out = []
         try:
+            if active is not None:
+                if self._fold_start is None or self._fold_start[0] != C_values[0]:
+                    self.h.clearSolver()
+                    self.h.changeColsBounds(R, cols, np.zeros(R), np.full(R, float(C_values[0])))
+                    if self._solve(None, 0.0, float(C_values[0])) is None:  # pragma: no cover
+                        return None
+                    self._fold_start = (C_values[0], self.h.getBasis())
+                self.h.setBasis(self._fold_start[1])
+                self._active = active
             for C in C_values:
-                self.h.changeColsBounds(R, cols, np.zeros(R), np.full(R, float(C)))
+                upper = np.full(R, float(C)) if active is None else np.where(active, float(C), 0.0)
+                self.h.changeColsBounds(R, cols, np.zeros(R), upper)
                 point = self._solve(None, 0.0, float(C))  # checked
                 if point is None:  # pragma: no cover - always feasible
                     return None
                 out.append((point[1].copy(), point[2].copy()))
             return out
         finally:
+            self._active = None
             self.h.changeColsBounds(R, cols, np.zeros(R), np.full(R, self.C))
 
     def cheaper_sign(self, j):
@@ -443,15 +494,9 @@ class DualPath:
         the stopping multiplier (but at most ``SCREEN_GROW`` times higher)
         after a later one.
         """
-        f0, w0 = self.model
-        # the optimal model's multipliers u (a checked solve) stay feasible for the tilt
-        # up to tau0 = 1/2 + s a_j, a_j = (M_w^T u)_j (the row's activity at its box
-        # edge), so F(tau0) <= rhs.u; the model itself is the feasible value >= 0
-        tau0 = 0.5 + s * float(self.M[j, : self.R] @ self.base_u)
-        if tau0 > 0 and s * w0[j] >= 0:
-            upper = (budget + self.margin_rhs @ self.base_u) / tau0
-            if upper < below:
-                return upper, True
+        upper = self._free_bound(j, s, budget)
+        if upper < below:
+            return upper, True
         start = self.screen_tau[s] or SCREEN_START * (self.tau_hint[s] or 10.0)
         self.stopped_at = None
         value, stopped = self._search(j, s, budget, beat=below, start=start, report="upper")
@@ -459,6 +504,42 @@ class DualPath:
             self.screen_tau[s] = (start * SCREEN_SHRINK if self.stopped_at == start
                                   else min(self.stopped_at, SCREEN_GROW * start))
         return value, stopped
+
+    def _free_bound(self, j, s, budget):
+        r"""A certified upper bound on ``max s * w_j`` that needs no LP, or inf.
+
+        The optimal model's multipliers u (a checked solve) stay feasible for
+        the tilt up to :math:`\tau_0 = 1/2 + s a_j`, with
+        :math:`a_j = (M_w^\top u)_j` (the row's activity at its box edge), so
+        :math:`F(\tau_0) \le \mathrm{rhs}^\top u` bounds the maximum by
+        :math:`(B + \mathrm{rhs}^\top u)/\tau_0`; only where the model itself
+        has ``s * w_j >= 0`` (a feasible value of at least 0 on that side).
+        """
+        f0, w0 = self.model
+        tau0 = 0.5 + s * float(self.M[j, : self.R] @ self.base_u)
+        if tau0 > 0 and s * w0[j] >= 0:
+            return (budget + self.margin_rhs @ self.base_u) / tau0
+        return np.inf
+
+    def _bracket_factor(self, tau, f, budget, last_point, step):
+        r"""The factor by which the bracketing moves ``tau`` after a maximiser of
+        objective ``f``: towards the multiplier whose maximiser's objective lies
+        ``BRACKET_MARGIN`` beyond the budget, read off the frontier's elasticity
+        :math:`e = d\ln f / d\ln\tau` (from this search's last evaluation, else
+        the last search's), as :math:`((1 \pm m) B / f)^{1/e}`; at most ``step``
+        (the steps of the plain bracketing, which square each time) and at least
+        a small move. Far from the budget (``f`` beyond three times it), ``step``.
+        """
+        if last_point is not None:
+            t0, f0 = last_point
+            if f0 > 0 and f > 0 and t0 != tau and abs(f - f0) > 1e-9 * f:
+                self._elasticity = min(2.0, max(0.02, np.log(f / f0) / np.log(tau / t0)))
+        up = f <= budget
+        if f <= 0 or f > 3 * budget:
+            return step if up else 1.0 / step
+        target = budget * (1 + BRACKET_MARGIN if up else 1 - BRACKET_MARGIN)
+        factor = (target / f) ** (1.0 / self._elasticity)
+        return min(step, max(1 + 1e-4, factor)) if up else max(1 / step, min(1 / (1 + 1e-4), factor))
 
     def max_signed(self, j, s, budget, beat=None):
         r"""``max s * w_j`` over the models within ``budget``, or None if the search fails.
@@ -469,8 +550,12 @@ class DualPath:
         least 0, once an evaluation at a multiplier :math:`\tau` bounds the
         maximum from above by :math:`(B + F(\tau))/\tau < \text{beat}` (weak
         duality). That is all the caller needs when the other sign's maximum is
-        ``beat``: then ``max |w_j| = beat`` and ``min |w_j| = 0``.
+        ``beat``: then ``max |w_j| = beat`` and ``min |w_j| = 0``. The bound
+        of :meth:`_free_bound`, which needs no LP, is tried first.
         """
+        if beat is not None and self.model is not None:
+            if self._free_bound(j, s, budget) < beat - 1e-9 * max(1.0, abs(beat)):
+                return max(0.0, s * self.model[1][j])
         return self._search(j, s, budget, beat)[0]
 
     def _search(self, j, s, budget, beat=None, start=None, report="lower"):
@@ -494,10 +579,18 @@ class DualPath:
             p1, p2 = (f0, s * w0[j]), None
             h.setBasis(self.base_basis)
             hint = self.tau_hint[s] or 10.0
+            last = self.last_exact
+            if last is not None and last[0] == j and last[1] is self.probe_key:
+                # the same column's other sign: its multiplier lies closer than the
+                # last bound's of this sign (another column, maybe of another kind);
+                # a little below it, where the dual simplex needs fewer pivots from the
+                # optimal model's basis and the bound mostly certifies all the same
+                hint = SECOND_SIGN_START * last[2]
             if start is not None:
                 hint = start
             tau, step = hint, BRACKET_STEP
             good = bad = None  # largest tau within the budget, smallest tau beyond it
+            last_point = None  # (tau, f) of the last bracketing evaluation with a maximiser
             for _ in range(self.max_evaluations):
                 self._set_row_bounds(j, s * tau + lo, s * tau + hi)
                 point = self._evaluate(j, s * tau)
@@ -528,12 +621,14 @@ class DualPath:
                         step *= step
                         continue
                     f, t = point[0], s * point[1][j]
+                    factor = self._bracket_factor(tau, f, budget, last_point, step)
+                    last_point = (tau, f)
                     if f <= budget:
                         if t >= p1[1]:
                             p1 = (f, t)
                         good = tau
                         if p2 is None:
-                            tau = tau * step if bad is None else np.sqrt(tau * bad)
+                            tau = tau * factor if bad is None else np.sqrt(tau * bad)
                             step *= step
                             continue
                     else:
@@ -541,7 +636,7 @@ class DualPath:
                             p2 = (f, t)
                         bad = tau if bad is None else min(bad, tau)
                         if good is None:
-                            tau /= step
+                            tau *= factor
                             step *= step
                             if tau > 1e-12 * hint:
                                 continue
@@ -561,6 +656,7 @@ class DualPath:
                             gain = tau * t - point[0]
                         if gain <= chord + tol:
                             self.tau_hint[s] = tau
+                            self.last_exact = (j, self.probe_key, tau)
                             return (p1[1] + (p2[1] - p1[1]) * (budget - p1[0]) / (p2[0] - p1[0]),
                                     False)
                     if point[0] <= budget:

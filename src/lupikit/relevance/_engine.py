@@ -121,11 +121,12 @@ class RelevanceEngine:
         self.screened = set()  # targets whose maxrel is a certified upper bound (screening)
 
     def _reset_backends(self):
-        self._warm = self._dual = self._cert = None
+        self._warm = self._dual = self._cert = self._fold_dual = None
 
     def __getstate__(self):
         state = self.__dict__.copy()
-        state.update(_warm=None, _dual=None, _cert=None)  # HiGHS: rebuilt in each process
+        state.update(_warm=None, _dual=None, _cert=None,  # HiGHS: rebuilt in each process
+                     _fold_dual=None)
         return state
 
     # ---------------------------------------------------------------- backends
@@ -155,8 +156,9 @@ class RelevanceEngine:
 
         For the relevance LPs (with a probe slot) on the dual route the
         optimum is read off the dual search's own first solve, which it needs
-        anyway; the result then carries the same fields (``x``, ``fun`` and
-        the dual's value ``dual_fun``).
+        anyway, and for a LUPI model with a probe slot off the certifier's
+        first solve (its LP dual); the result then carries the same fields
+        (``x``, ``fun`` and the dual's value ``dual_fun``).
         """
         lp = self.layout
         if self._model_result is None and lp.probe and self.route == "dual_path":
@@ -167,13 +169,21 @@ class RelevanceEngine:
                     x=x, fun=float(lp.c_model @ x), dual_fun=dual.model_dual_value,
                     status=0, success=True,
                     message="dual simplex on the LP dual (lupikit.relevance._dual_path)")
+        if self._model_result is None and lp.probe and self.route == "lupi_certified":
+            cert = self.certifier()  # it solves the model's dual first, checked
+            if cert.model_x is not None:
+                x = cert.model_x
+                self._model_result = OptimizeResult(
+                    x=x, fun=float(lp.c_model @ x), dual_fun=cert.model_dual_value,
+                    status=0, success=True,
+                    message="dual simplex on the LP dual (lupikit.relevance._lupi_dual)")
         if self._model_result is None:
             self._model_result = solve_lp(
                 lp.c_model, lp.A[: lp.r_budget], lp.b[: lp.r_budget], lp.bounds,
                 what="ordinal regression LP")
         return self._model_result
 
-    def solve_path(self, C_values, gammas=None):
+    def solve_path(self, C_values, gammas=None, samples=None):
         """Solve the model for several C (and gamma), each warm-started from the last.
 
         Only the objective changes between the solves (the regularisation
@@ -190,6 +200,12 @@ class RelevanceEngine:
         gammas : sequence of float or None
             Weight of the correcting functions' L1 norm for each solve (LUPI
             only; default: the layout's ``gamma``).
+        samples : array-like of int or None
+            Solve the model of these samples (rows of ``X``) alone, e.g. a
+            training fold, on this LP's dual with the other samples' margin
+            columns held at 0 (route ``"dual_path"`` only; one dual search
+            is kept for all such calls, see
+            :meth:`~lupikit.relevance._dual_path.DualPath.model_path`).
 
         Returns
         -------
@@ -199,10 +215,19 @@ class RelevanceEngine:
         lp = self.layout
         route = choose_route(lp, self.solver, "path")
         api = _highs_api()
+        if samples is not None and route != "dual_path":
+            raise ValueError(f"samples= needs the route 'dual_path', not {route!r}.")
         if route == "dual_path":
-            path = _dual_path.DualPath(lp, api).model_path(C_values)
+            if samples is None:
+                path = _dual_path.DualPath(lp, api).model_path(C_values)
+            else:
+                if self._fold_dual is None:
+                    self._fold_dual = _dual_path.DualPath(lp, api)
+                path = self._fold_dual.model_path(C_values, samples)
             if path is not None:
                 return [lp.point(w, b) for w, b in path]
+            if samples is not None:  # pragma: no cover - the dual is always solvable
+                raise LinearProgramError("the path over C of a fold failed", 4)
         c_reg, c_loss = lp.cost_parts()
         c_w = np.zeros(lp.n_vars)
         plus, minus = lp.weight_pair_cols()

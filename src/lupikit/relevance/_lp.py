@@ -84,12 +84,13 @@ class OrdinalLP(OrdinalLayout):
         """
         return self.engine.solve_model()
 
-    def solve_path(self, C_values, gammas=None):
-        """Solve the model for several C (and gamma), each warm-started from the last.
+    def solve_path(self, C_values, gammas=None, samples=None):
+        """Solve the model for several C (and gamma), each warm-started from the last;
+        with ``samples``, the model of those samples alone (a training fold).
 
         See ``RelevanceEngine.solve_path`` in ``lupikit.relevance._engine``.
         """
-        return self.engine.solve_path(C_values, gammas)
+        return self.engine.solve_path(C_values, gammas, samples)
 
     def run_tasks(self, tasks, budget, progress=None, screen_below=None):
         """Solve a list of :class:`RelevanceTask`; return their values in order.

@@ -75,6 +75,8 @@ class _LupiDual:
         model = _highs_lp(self.api, self.AT, self.lp.b[: self.lp.r_budget], np.zeros(n_cols),
                           np.full(n_cols, np.inf), lo.copy(), hi.copy())
         self.h = _dual_simplex(self.api, model, self.AT)  # only row bounds change
+        # HiGHS' position of each dual row (a reloaded probe row moves to the end)
+        self.hrow = np.arange(self.AT.shape[0])
         return self.h
 
     def _row_bounds(self, c):
@@ -85,6 +87,7 @@ class _LupiDual:
 
     def _point(self, duals):
         """The primal point whose values are HiGHS' row duals ``duals``."""
+        duals = duals[self.hrow]  # in the dual's own row order
         x = np.zeros(self.lp.n_vars)
         x[self.plus] = np.maximum(duals[: self.n_pairs], 0.0)
         x[self.minus] = np.maximum(-duals[: self.n_pairs], 0.0)
@@ -184,6 +187,7 @@ class LupiCertifier(_LupiDual):
         # the probe slots' rows (regular, then privileged of both functions)
         self.probe_rows = {"regular": [D - 1], "privileged": [D + P - 1, D + 2 * P - 1]}
         self.loaded = {"regular": None, "privileged": None}
+        self._model_gradient = None  # see cost_of_direction; reset by sync_probe
         lo, hi = self._row_bounds(lp.c_model)
         for rows in self.probe_rows.values():  # probe slots off: weights fixed at 0
             lo[rows], hi[rows] = -np.inf, np.inf
@@ -192,16 +196,25 @@ class LupiCertifier(_LupiDual):
         h = self._build(lo, hi)
         h.run()
         if h.getModelStatus() != self.optimal:  # pragma: no cover - the model LP is solvable
-            self.base_basis, self.y = None, None
+            self.base_basis, self.y, self.model_x = None, None, None
             return
         self.base_basis = h.getBasis()
         # the model's row multipliers (margin, non-negativity, order rows); they only
         # order the objectives (cost_of_direction), so they need no check
-        self.y = np.asarray(h.getSolution().col_value).copy()
+        sol = h.getSolution()
+        self.y = np.asarray(sol.col_value).copy()
+        # the optimal model itself, if it passes the primal route's check (the
+        # engine then needs no solve of its own): its point and the dual's value
+        x = self._point(np.asarray(sol.row_dual))
+        rows = slice(0, lp.r_budget)
+        self.model_x = (x if _optimal(lp.A[rows], lp.b[rows], lp.c_model, lp.bounds, x, -self.y)
+                        else None)
+        self.model_dual_value = -float(lp.b[rows] @ self.y)
 
     def sync_probe(self, probe):
         """Follow the LP's probe slot: ``probe`` (a :class:`~lupikit.relevance._tasks.Probe`)
         loaded in its slot, or no probe for None."""
+        self._model_gradient = None  # the LP's probe columns may have changed
         for which in ("regular", "privileged"):
             on = probe is not None and probe.privileged == (which == "privileged")
             key = probe if on else None
@@ -211,14 +224,28 @@ class LupiCertifier(_LupiDual):
             for row in self.probe_rows[which]:
                 if on:
                     col = self.plus[row]
-                    for r, v in zip(*lp.column(col)):
-                        if r < lp.r_budget:
-                            self.h.changeCoeff(int(row), int(r), float(v))
                     self.lo[row], self.hi[row] = -lp.c_model[col], lp.c_model[self.minus[row]]
+                    self._reload_row(row, *lp.column(col))
                 else:
                     self.lo[row], self.hi[row] = -np.inf, np.inf
-                self.h.changeRowBounds(int(row), float(self.lo[row]), float(self.hi[row]))
+                    self.h.changeRowBounds(int(self.hrow[row]), float(self.lo[row]),
+                                           float(self.hi[row]))
             self.loaded[which] = key
+
+    def _reload_row(self, row, idx, val):
+        """Replace dual row ``row`` in HiGHS by the primal column with entries ``val`` at
+        rows ``idx`` (the model's rows only), with its bounds ``lo, hi``: deleted and
+        added anew at the end, two calls instead of one per entry; its status in the
+        saved basis moves along."""
+        keep = idx < self.lp.r_budget
+        at = int(self.hrow[row])
+        status = list(self.base_basis.row_status)
+        self.h.deleteRows(1, np.array([at], dtype=np.int32))
+        self.h.addRows(1, np.array([self.lo[row]]), np.array([self.hi[row]]), int(keep.sum()),
+                       np.zeros(1, dtype=np.int32), idx[keep].astype(np.int32), val[keep])
+        self.hrow[self.hrow > at] -= 1
+        self.hrow[row] = self.hrow.size - 1
+        self.base_basis.row_status = status[:at] + status[at + 1:] + [status[at]]
 
     def cost_of_direction(self, c):
         """First-order rise of the model objective when ``-c.x`` grows from the optimum.
@@ -228,10 +255,15 @@ class LupiCertifier(_LupiDual):
         over the columns that ``c`` pushes up. The objectives of a relevance
         bound are solved in this order (cheapest first), since the cheapest
         direction usually reaches the largest value within the budget.
+        ``A^T y`` is computed once for the probe columns loaded at the last
+        :meth:`sync_probe`.
         """
         cols = np.flatnonzero(c < 0)
-        a = self.lp.A[: self.lp.r_budget, cols].T @ self.y  # the probe columns as loaded
-        return float(np.sum(self.lp.c_model[cols] + a))
+        if self._model_gradient is None:  # A^T y of every column, the probes as loaded
+            y = np.zeros(self.lp.A.shape[0])
+            y[: self.lp.r_budget] = self.y
+            self._model_gradient = self.lp.A.T @ y
+        return float(np.sum(self.lp.c_model[cols] + self._model_gradient[cols]))
 
     def _feasible(self, y, rows, lo, hi, tol):
         """Whether ``y`` satisfies the dual's rows, with ``rows`` bounded by ``lo, hi``."""
@@ -260,7 +292,7 @@ class LupiCertifier(_LupiDual):
         lo, hi = self._row_bounds(self.lp.c_model + tau * c)
         try:
             for r in rows:
-                h.changeRowBounds(int(r), float(lo[r]), float(hi[r]))
+                h.changeRowBounds(int(self.hrow[r]), float(lo[r]), float(hi[r]))
             h.setBasis(self.base_basis)
             h.run()
             if h.getModelStatus() != self.optimal:
@@ -275,9 +307,10 @@ class LupiCertifier(_LupiDual):
             x = self._point(np.asarray(sol.row_dual))
             F = float(self.lp.b[: self.lp.r_budget] @ y)
             b = self.lp.b[: self.lp.r_budget]
-            if np.any(self.lp.A[: self.lp.r_budget] @ x - b > 1e-7 * np.maximum(1.0, np.abs(b))):
+            ax = (self.lp.A @ x)[: self.lp.r_budget]  # (cheaper than slicing A's rows)
+            if np.any(ax - b > 1e-7 * np.maximum(1.0, np.abs(b))):
                 return (budget + F) / tau, None  # the maximiser is not a feasible point
             return (budget + F) / tau, (float(self.lp.c_model @ x), float(-c @ x))
         finally:
             for r in rows:
-                h.changeRowBounds(int(r), float(self.lo[r]), float(self.hi[r]))
+                h.changeRowBounds(int(self.hrow[r]), float(self.lo[r]), float(self.hi[r]))

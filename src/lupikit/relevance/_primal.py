@@ -49,7 +49,16 @@ class WarmPrimal:
         self.status_optimal = ModelStatus.kOptimal
         A = layout.A
         m, n = A.shape
-        model = _highs_lp(api, A, np.zeros(n), layout.bounds[:, 0], layout.bounds[:, 1],
+        # HiGHS holds the columns in the order `order` (the layout's column at each of
+        # its positions), the probe slots last: a probe is loaded by deleting its slot's
+        # columns and adding them anew at the end, two calls instead of one per entry
+        slots = ([] if not layout.probe else
+                 layout.probe_cols(False) + (layout.probe_cols(True) if layout.lupi else []))
+        rest = np.setdiff1d(np.arange(n), slots)
+        self.order = np.r_[rest, slots].astype(int)
+        self.hpos = np.argsort(self.order)
+        model = _highs_lp(api, A[:, self.order].tocsc(), np.zeros(n),
+                          layout.bounds[self.order, 0], layout.bounds[self.order, 1],
                           np.full(m, -np.inf), layout.rhs(0.0))
         h = _new_highs(Highs)
         h.setOptionValue("simplex_strategy", 4)  # primal simplex: costs change, basis stays feasible
@@ -66,11 +75,22 @@ class WarmPrimal:
         self.budget_dual = 0.0
 
     def _load_probe(self, privileged):
+        """Give HiGHS the layout's current coefficients of a probe slot's columns: they
+        are deleted and added anew at the end (the saved basis keeps their statuses)."""
         lp = self.lp
-        for col in lp.probe_cols(privileged):
-            rows, values = lp.column(col)
-            for r, v in zip(rows, values):
-                self.h.changeCoeff(int(r), int(col), float(v))
+        cols = np.asarray(lp.probe_cols(privileged))
+        at = self.hpos[cols]
+        status = list(self.base_basis.col_status)
+        kept = [status[k] for k in at]
+        gone = set(at.tolist())
+        self.h.deleteCols(at.size, np.sort(at).astype(np.int32))
+        block = lp.A[:, cols].tocsc()
+        self.h.addCols(cols.size, np.zeros(cols.size), self.bounds[cols, 0],
+                       self.bounds[cols, 1], block.nnz, block.indptr[:-1].astype(np.int32),
+                       block.indices.astype(np.int32), block.data)
+        self.order = np.r_[[c for k, c in enumerate(self.order) if k not in gone], cols]
+        self.hpos = np.argsort(self.order)
+        self.base_basis.col_status = [st for k, st in enumerate(status) if k not in gone] + kept
 
     def run_checked(self, A, b, c, bounds, rows=slice(None)):
         """Run HiGHS from its current basis; return ``(x, y)`` if it reports an
@@ -80,7 +100,9 @@ class WarmPrimal:
         if self.h.getModelStatus() != self.status_optimal:
             return None
         sol = self.h.getSolution()
-        x, y = np.asarray(sol.col_value), np.asarray(sol.row_dual)
+        x = np.empty(self.order.size)
+        x[self.order] = sol.col_value  # back to the layout's column order
+        y = np.asarray(sol.row_dual)
         return (x, y) if _optimal(A, b, c, bounds, x, y[rows]) else None
 
     def model_path(self, costs, whats=None):
@@ -93,7 +115,7 @@ class WarmPrimal:
         self.h.changeRowBounds(int(lp.r_budget), -np.inf, np.inf)
         out = []
         for c, what in zip(costs, whats or ["ordinal regression LP"] * len(costs)):
-            self.h.changeColsCost(self.idx.size, self.idx, c)
+            self.h.changeColsCost(self.idx.size, self.idx, c[self.order])
             answer = self.run_checked(A, b, c, lp.bounds, rows)
             if answer is not None:
                 out.append(answer[0])
@@ -112,7 +134,7 @@ class WarmPrimal:
             self.budget = budget
             # the optimal model is a vertex feasible for every relevance LP
             # (and for every appended probe): restart each solve from its basis
-            self.h.changeColsCost(self.idx.size, self.idx, lp.c_model)
+            self.h.changeColsCost(self.idx.size, self.idx, lp.c_model[self.order])
             self.h.run()
             self.base_basis = self.h.getBasis()
         if probe is not None and self.probe_key != probe:
@@ -120,10 +142,12 @@ class WarmPrimal:
             self.probe_key = probe
         changed = np.flatnonzero((bounds != self.bounds).any(axis=1))
         if changed.size:
-            self.h.changeColsBounds(changed.size, changed.astype(np.int32),
-                                    bounds[changed, 0], bounds[changed, 1])
+            at = self.hpos[changed]
+            o = np.argsort(at)  # HiGHS takes the positions in increasing order
+            self.h.changeColsBounds(changed.size, at[o].astype(np.int32),
+                                    bounds[changed[o], 0], bounds[changed[o], 1])
             self.bounds = bounds.copy()
-        self.h.changeColsCost(self.idx.size, self.idx, c)
+        self.h.changeColsCost(self.idx.size, self.idx, c[self.order])
         self.h.setBasis(self.base_basis)
         b = lp.rhs(budget)
         answer = self.run_checked(lp.A, b, c, bounds)
