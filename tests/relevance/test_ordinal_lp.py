@@ -4,6 +4,8 @@ import scipy.sparse as sp
 
 from lupikit.datasets import make_lupi_ordinal, make_ordinal_relevance
 from lupikit.metrics import mean_absolute_error, mean_zero_one_error
+from lupikit.relevance import _dual_path
+from lupikit.relevance._highs import _highs_api
 from lupikit.relevance import (
     LinearProgramError,
     OrdinalLP,
@@ -525,6 +527,77 @@ def test_path_of_a_fold_on_the_whole_lp_is_the_folds_own_optimum(small, problem)
             assert np.all(A @ point <= b + 1e-7)
             assert c_reg @ point + C * (c_loss @ point) == pytest.approx(
                 ref.fun, rel=1e-8, abs=1e-9)
+
+
+class _CountingHighs:
+    """A HiGHS instance that records its calls of clearSolver."""
+
+    def __init__(self, h, calls):
+        self._h, self._calls = h, calls
+
+    def clearSolver(self):
+        self._calls.append(1)
+        return self._h.clearSolver()
+
+    def __getattr__(self, name):
+        return getattr(self._h, name)
+
+
+def test_path_of_a_fold_with_row_generation_starts_from_the_same_point():
+    # with more than ROW_GENERATION_MIN_WEIGHTS weights HiGHS holds only the rows a
+    # solve needs and adds rows along a path; a later fold must still start from the
+    # whole model's optimum (its rows and basis) and reach its own LP's optimum
+    X, y, _ = make_ordinal_relevance(n_samples=60, n_strong=2, n_weak=2, n_irrelevant=106,
+                                     n_bins=3, random_state=0)
+    assert X.shape[1] > _dual_path.ROW_GENERATION_MIN_WEIGHTS
+    Cs = [0.1, 1.0, 10.0]
+    whole = OrdinalLP(X, y, 3, 1.0)
+    rng = np.random.default_rng(1)
+    folds = [np.sort(rng.choice(60, 40, replace=False)) for _ in range(2)]
+    first = whole.solve_path(Cs, samples=folds[0])
+    dual = whole.engine._fold_dual
+    assert dual.generate_rows
+    cleared = []
+    dual.h = _CountingHighs(dual.h, cleared)
+    whole.solve_path(Cs, samples=folds[1])
+    assert len(dual.rows) > len(dual._fold_start[2])  # rows were added along the path
+    again = whole.solve_path(Cs, samples=folds[0])
+    assert cleared == []  # each fold restarted from the saved rows and basis
+    for x1, x2 in zip(first, again):
+        np.testing.assert_allclose(x1, x2, atol=1e-9)
+    own = OrdinalLP(X[folds[0]], y[folds[0]], 3, 1.0)
+    c_reg, c_loss = own.cost_parts()
+    A, b = own.A[: own.r_budget], own.b[: own.r_budget]
+    for C, x in zip(Cs, again):
+        parts = whole.split(x)
+        point = own.point(parts["w"], parts["b"])
+        ref = solve_lp(c_reg + C * c_loss, A, b, own.bounds)
+        assert c_reg @ point + C * (c_loss @ point) == pytest.approx(ref.fun, rel=1e-8, abs=1e-9)
+
+
+def test_check_of_a_fold_rejects_multipliers_of_held_out_samples(small):
+    # a fold's dual holds the other samples' margin columns at 0: multipliers that
+    # are feasible for the whole data's dual but not for the fold's must fail the check
+    X, y = small
+    dual = _dual_path.DualPath(OrdinalLP(X, y, 3, 1.0), _highs_api())
+    f0, w0 = dual.model
+    u = dual._u.copy()
+    held_out = np.unique(dual.lp.row_i[: dual.R][u[: dual.R] > 1e-6])[:3]
+    active = ~np.isin(dual.lp.row_i, held_out)
+    hinge = np.maximum(-dual.margin_rhs + dual.sign * (dual.XR @ w0 - dual.model_thresholds[dual.k]), 0.0)
+    f_fold = 0.5 * np.abs(w0).sum() + 1.0 * hinge[active].sum()
+    assert dual._certifies(None, 0.0, f0, w0, 1.0, u)  # the whole model's own check
+    dual._active = active
+    try:
+        assert not dual._certifies(None, 0.0, f_fold, w0, 1.0, u)
+    finally:
+        dual._active = None
+
+
+def test_path_of_a_fold_takes_indices(small):
+    X, y = small
+    with pytest.raises(TypeError, match="samples must be indices"):
+        OrdinalLP(X, y, 3, 1.0).solve_path([1.0], samples=np.ones(len(y), dtype=bool))
 
 
 def test_path_of_a_fold_needs_the_dual_route(small):

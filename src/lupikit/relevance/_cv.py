@@ -121,7 +121,8 @@ def _cv_errors(X, y, privileged_features, pairs, constraints, cv, random_state, 
         # threads by default: HiGHS releases the GIL while it solves, and each fold
         # has its own LP (a backend set by the caller, e.g. Dask, takes precedence);
         # a fold solved on the whole data's LP gets its own copy of it, with the same
-        # answers (every fold's path starts from the same basis)
+        # answers up to rounding (every fold's path starts from the whole model's
+        # optimum at the first C)
         errs = Parallel(n_jobs=n_jobs, prefer="threads")(
             delayed(run_fold)(tr, te, None if whole is None else whole()) for tr, te in folds)
     return np.mean(errs, axis=0)
@@ -131,7 +132,8 @@ def _whole_data_lp(X, y, privileged_features, folds, constraints, solver, epsilo
     """A builder of the plain model's LP on all samples, whose dual solves each fold's
     path with the other samples held out (no LP per fold), or None where that does
     not apply: LUPI, or an ordinal fold that lacks a label (its model has fewer
-    thresholds). The caller also checks that the LP's path takes the dual route."""
+    thresholds). The caller checks that the LP's path takes the dual route
+    (``choose_route``; the primal one keeps one LP per fold)."""
     if privileged_features is not None:
         return None
     if epsilon is None:

@@ -36,9 +36,11 @@ side of :math:`B`.
 Each evaluation costs a few pivots on a basis of size :math:`d + K` instead
 of the :math:`R`-row basis of the primal. Every bound restarts from the
 optimal model's basis, and its bracketing starts from the last bound's
-:math:`\tau` (neighbouring bounds have similar multipliers; for a column's
-second sign, from its first sign's) in steps of
-``BRACKET_STEP`` that square each time, which keeps each evaluation short.
+:math:`\tau` (neighbouring bounds have similar multipliers; a column's
+second sign at ``SECOND_SIGN_START`` times its first sign's), and moves
+towards a maximiser ``BRACKET_MARGIN`` beyond the budget as the frontier's
+elasticity predicts, in steps of at most ``BRACKET_STEP``, squared each
+time, which keeps each evaluation short.
 Of a column's two signs only the larger maximum is needed unless the smaller
 one is negative, so the second search may stop at the first certificate that
 its maximum lies in ``[0, first)`` (see :meth:`DualPath.max_signed`); for a
@@ -66,7 +68,7 @@ MIN_MARGIN_ROWS = 200
 ROW_GENERATION_MIN_WEIGHTS = 100
 #: Row generation also adds the rows whose activity lies within this of their box.
 ROW_MARGIN = 0.05
-#: First factor by which the bracketing moves tau away from the last bound's; squared
+#: Largest first factor by which the bracketing moves tau away from its start; squared
 #: after every step. Small, because neighbouring bounds have similar multipliers.
 BRACKET_STEP = 1.1
 #: A column's second sign starts its search at this fraction of its first sign's
@@ -172,7 +174,8 @@ class DualPath:
         self.tau_hint = {1.0: None, -1.0: None}
         self._active = None  # margin columns of a fold's samples (see model_path)
         self._sol = self._u_value = None  # the last solve's solution (see _u)
-        self._fold_start = None  # (first C, basis) that every fold's path starts from
+        self._fold_start = None  # (first C, basis, rows) every fold's path starts from
+        self.h_ok = self.h.setOptionValue("output_flag", False)  # HiGHS' status "ok"
         self._elasticity = 0.25  # d ln f / d ln tau of the frontier (see _bracket_factor)
         # (column, probe, tau) of the last search that closed exactly
         self.last_exact = None
@@ -373,7 +376,7 @@ class DualPath:
 
     def _certifies(self, j, shift, f, w, C, u):
         """Whether HiGHS' column values ``u`` (of the solve that gave ``f, w``) are
-        feasible for the dual (box ``C``)
+        feasible for the dual (box ``C``; 0 for a fold's held-out samples)
         tilted by ``shift`` on row ``j``, with a value ``h.u`` (an upper bound
         on ``F``) that meets the maximiser's ``shift * w_j - f`` to 1e-8."""
         R = self.R
@@ -382,8 +385,10 @@ class DualPath:
         if j is not None:
             act[j] -= shift
         tol = 1e-8 * max(1.0, abs(shift))
+        # a fold's held-out samples (see model_path) have the box [0, 0]
+        box = C if self._active is None else np.where(self._active, C, 0.0)
         feasible = (np.max(self.lo - act) <= tol and np.max(act - self.hi) <= tol
-                    and u.min() >= -tol and u[:R].max() <= C + tol)
+                    and u.min() >= -tol and np.all(u[:R] <= box + tol))
         return bool(feasible) and self.margin_rhs @ u[:R] - lower <= 1e-8 * max(1.0, abs(f))
 
     def load_probe(self, values):
@@ -426,22 +431,22 @@ class DualPath:
         alone: the margin columns of the others are held at 0, which leaves
         exactly the dual of the model fitted on ``samples`` (a training fold,
         without building its LP). Every such path starts from the same basis,
-        the whole model's at the first C, so that its answers do not depend
-        on the paths solved before it (beyond rounding).
+        the whole model's at the first C (with the rows HiGHS held then), so
+        that its answers do not depend on the paths solved before it (beyond
+        rounding).
         """
         R = self.R
         cols = np.arange(R, dtype=np.int32)
-        active = None if samples is None else np.isin(self.lp.row_i, samples)
+        active = None
+        if samples is not None:
+            samples = np.asarray(samples)
+            if samples.dtype == bool:
+                raise TypeError("samples must be indices of rows of X, not a boolean mask.")
+            active = np.isin(self.lp.row_i, samples)
         out = []
         try:
             if active is not None:
-                if self._fold_start is None or self._fold_start[0] != C_values[0]:
-                    self.h.clearSolver()
-                    self.h.changeColsBounds(R, cols, np.zeros(R), np.full(R, float(C_values[0])))
-                    if self._solve(None, 0.0, float(C_values[0])) is None:  # pragma: no cover
-                        return None
-                    self._fold_start = (C_values[0], self.h.getBasis())
-                self.h.setBasis(self._fold_start[1])
+                self._start_fold(C_values[0])
                 self._active = active
             for C in C_values:
                 upper = np.full(R, float(C)) if active is None else np.where(active, float(C), 0.0)
@@ -454,6 +459,25 @@ class DualPath:
         finally:
             self._active = None
             self.h.changeColsBounds(R, cols, np.zeros(R), np.full(R, self.C))
+
+    def _start_fold(self, C):
+        """Put HiGHS back to the whole model's optimum at ``C`` (solved on first use):
+        the rows it held then (row generation adds rows along a path) and its
+        basis, so that every fold's path starts from the same point."""
+        R = self.R
+        cols = np.arange(R, dtype=np.int32)
+        if self._fold_start is not None and self._fold_start[0] == C:
+            _, basis, rows = self._fold_start
+            extra = [q for q in self.rows if q not in rows]
+            if extra:
+                self._delete_rows(extra)
+            if self.rows == rows and self.h.setBasis(basis) == self.h_ok:
+                return
+        self.h.clearSolver()  # (first use, or HiGHS would not take the basis back)
+        self.h.changeColsBounds(R, cols, np.zeros(R), np.full(R, float(C)))
+        if self._solve(None, 0.0, float(C)) is None:  # pragma: no cover - always solvable
+            raise RuntimeError("the model's dual could not be solved")
+        self._fold_start = (C, self.h.getBasis(), list(self.rows))
 
     def cheaper_sign(self, j):
         """The sign s in which moving ``w_j`` away from 0 raises the loss the least.
@@ -528,13 +552,16 @@ class DualPath:
         :math:`e = d\ln f / d\ln\tau` (from this search's last evaluation, else
         the last search's), as :math:`((1 \pm m) B / f)^{1/e}`; at most ``step``
         (the steps of the plain bracketing, which square each time) and at least
-        a small move. Far from the budget (``f`` beyond three times it), ``step``.
+        a small move. Far from the budget (``f`` beyond three times it), or where
+        the last evaluation found the same maximiser (a flat stretch), ``step``.
         """
+        up = f <= budget
         if last_point is not None:
             t0, f0 = last_point
-            if f0 > 0 and f > 0 and t0 != tau and abs(f - f0) > 1e-9 * f:
+            if abs(f - f0) <= 1e-9 * max(1.0, abs(f)):  # the same vertex: step as before
+                return step if up else 1.0 / step
+            if f0 > 0 and f > 0 and t0 != tau:
                 self._elasticity = min(2.0, max(0.02, np.log(f / f0) / np.log(tau / t0)))
-        up = f <= budget
         if f <= 0 or f > 3 * budget:
             return step if up else 1.0 / step
         target = budget * (1 + BRACKET_MARGIN if up else 1 - BRACKET_MARGIN)

@@ -191,8 +191,8 @@ class LupiCertifier(_LupiDual):
         lo, hi = self._row_bounds(lp.c_model)
         for rows in self.probe_rows.values():  # probe slots off: weights fixed at 0
             lo[rows], hi[rows] = -np.inf, np.inf
-        # (HiGHS' probe rows stay as built: _feasible takes the probe rows' activities
-        # from the LP's current probe columns)
+        # (HiGHS' probe rows are reloaded by sync_probe; _feasible takes the probe rows'
+        # activities from the LP's current probe columns)
         h = self._build(lo, hi)
         h.run()
         if h.getModelStatus() != self.optimal:  # pragma: no cover - the model LP is solvable
