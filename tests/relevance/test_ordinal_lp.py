@@ -493,6 +493,20 @@ def test_path_over_C_on_the_dual_reaches_the_primal_optimum(small, constraints):
             c_reg @ xp + C * (c_loss @ xp), rel=1e-8, abs=1e-9)
 
 
+def _assert_fold_optimal(whole, own, Cs, path):
+    """Each (w, b) of ``path`` (solutions of ``whole`` restricted to a fold) reaches the
+    optimum of the fold's own LP ``own`` at its C (an independent solve with scipy's
+    HiGHS), with the fold's order rows satisfied."""
+    c_reg, c_loss = own.cost_parts()
+    A, b = own.A[: own.r_budget], own.b[: own.r_budget]
+    for C, x in zip(Cs, path):
+        parts = whole.split(x)
+        point = own.point(parts["w"], parts["b"])
+        ref = solve_lp(c_reg + C * c_loss, A, b, own.bounds)
+        assert np.all(A @ point <= b + 1e-7)
+        assert c_reg @ point + C * (c_loss @ point) == pytest.approx(ref.fun, rel=1e-8, abs=1e-9)
+
+
 @pytest.mark.parametrize("problem", ["ordinal", "regression"])
 def test_path_of_a_fold_on_the_whole_lp_is_the_folds_own_optimum(small, problem):
     # the cross-validation's fold path: the whole data's dual with the other samples'
@@ -516,17 +530,7 @@ def test_path_of_a_fold_on_the_whole_lp_is_the_folds_own_optimum(small, problem)
     for x1, x2 in zip(paths[0], again):  # the same vertex (up to rounding)
         np.testing.assert_allclose(x1, x2, atol=1e-10)
     for tr, path in zip(folds, paths):
-        own = OrdinalLP(X[tr], y[tr], n_bins, 1.0, **kw)
-        c_reg, c_loss = own.cost_parts()
-        A, b = own.A[: own.r_budget], own.b[: own.r_budget]
-        for C, x in zip(Cs, path):
-            parts = whole.split(x)
-            # the fold's objective at the whole LP's (w, b), against its own optimum
-            point = own.point(parts["w"], parts["b"])
-            ref = solve_lp(c_reg + C * c_loss, A, b, own.bounds)
-            assert np.all(A @ point <= b + 1e-7)
-            assert c_reg @ point + C * (c_loss @ point) == pytest.approx(
-                ref.fun, rel=1e-8, abs=1e-9)
+        _assert_fold_optimal(whole, OrdinalLP(X[tr], y[tr], n_bins, 1.0, **kw), Cs, path)
 
 
 class _CountingHighs:
@@ -565,14 +569,7 @@ def test_path_of_a_fold_with_row_generation_starts_from_the_same_point():
     assert cleared == []  # each fold restarted from the saved rows and basis
     for x1, x2 in zip(first, again):
         np.testing.assert_allclose(x1, x2, atol=1e-9)
-    own = OrdinalLP(X[folds[0]], y[folds[0]], 3, 1.0)
-    c_reg, c_loss = own.cost_parts()
-    A, b = own.A[: own.r_budget], own.b[: own.r_budget]
-    for C, x in zip(Cs, again):
-        parts = whole.split(x)
-        point = own.point(parts["w"], parts["b"])
-        ref = solve_lp(c_reg + C * c_loss, A, b, own.bounds)
-        assert c_reg @ point + C * (c_loss @ point) == pytest.approx(ref.fun, rel=1e-8, abs=1e-9)
+    _assert_fold_optimal(whole, OrdinalLP(X[folds[0]], y[folds[0]], 3, 1.0), Cs, again)
 
 
 def test_check_of_a_fold_rejects_multipliers_of_held_out_samples(small):
