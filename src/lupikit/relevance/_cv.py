@@ -6,6 +6,7 @@ the macro-averaged MAE of the ordinal model or the MAE of the regression,
 predicted from the regular features only.
 """
 
+import copy
 import numbers
 import warnings
 from numbers import Integral
@@ -87,9 +88,6 @@ def _cv_errors(X, y, privileged_features, pairs, constraints, cv, random_state, 
     order = sorted(range(len(pairs)), key=lambda i: (pairs[i][1], pairs[i][0]))
     Cs, gammas = [pairs[i][0] for i in order], [pairs[i][1] for i in order]
     whole = _whole_data_lp(X, y, privileged_features, folds, constraints, solver, epsilon)
-    whole_lp = None if whole is None else whole()
-    if whole_lp is not None and choose_route(whole_lp, solver, "path") != "dual_path":
-        whole = whole_lp = None
 
     def run_fold(tr, te, lp=None):
         if epsilon is None:
@@ -116,7 +114,7 @@ def _cv_errors(X, y, privileged_features, pairs, constraints, cv, random_state, 
         return errs
 
     if n_jobs in (None, 1):
-        errs = [run_fold(tr, te, whole_lp) for tr, te in folds]
+        errs = [run_fold(tr, te, whole) for tr, te in folds]
     else:
         # threads by default: HiGHS releases the GIL while it solves, and each fold
         # has its own LP (a backend set by the caller, e.g. Dask, takes precedence);
@@ -124,16 +122,17 @@ def _cv_errors(X, y, privileged_features, pairs, constraints, cv, random_state, 
         # answers up to rounding (every fold's path starts from the whole model's
         # optimum at the first C)
         errs = Parallel(n_jobs=n_jobs, prefer="threads")(
-            delayed(run_fold)(tr, te, None if whole is None else whole()) for tr, te in folds)
+            delayed(run_fold)(tr, te, None if whole is None else copy.deepcopy(whole))
+            for tr, te in folds)
     return np.mean(errs, axis=0)
 
 
 def _whole_data_lp(X, y, privileged_features, folds, constraints, solver, epsilon):
-    """A builder of the plain model's LP on all samples, whose dual solves each fold's
-    path with the other samples held out (no LP per fold), or None where that does
-    not apply: LUPI, or an ordinal fold that lacks a label (its model has fewer
-    thresholds). The caller checks that the LP's path takes the dual route
-    (``choose_route``; the primal one keeps one LP per fold)."""
+    """The plain model's LP on all samples, whose dual solves each fold's path with the
+    other samples held out (no LP per fold), or None where that does not apply:
+    LUPI, an ordinal fold that lacks a label (its model has fewer thresholds), or a
+    path that does not take the dual route (``choose_route``). A copy of it
+    (``copy.deepcopy``) has HiGHS instances of its own."""
     if privileged_features is not None:
         return None
     if epsilon is None:
@@ -144,10 +143,8 @@ def _whole_data_lp(X, y, privileged_features, folds, constraints, solver, epsilo
     else:
         target, n_bins = y, 2
 
-    def build():
-        return OrdinalLP(X, target, n_bins, 1.0, constraints, solver=solver, epsilon=epsilon)
-
-    return build
+    lp = OrdinalLP(X, target, n_bins, 1.0, constraints, solver=solver, epsilon=epsilon)
+    return lp if choose_route(lp, solver, "path") == "dual_path" else None
 
 
 def _best(scores, keys):

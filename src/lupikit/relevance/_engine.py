@@ -161,22 +161,21 @@ class RelevanceEngine:
         (``x``, ``fun`` and the dual's value ``dual_fun``).
         """
         lp = self.layout
+
+        def from_dual(x, dual_fun, module):
+            return OptimizeResult(x=x, fun=float(lp.c_model @ x), dual_fun=dual_fun, status=0,
+                                  success=True, message=f"dual simplex on the LP dual ({module})")
+
         if self._model_result is None and lp.probe and self.route == "dual_path":
             dual = self.dual()
             if dual.model is not None:
-                x = lp.point(dual.model[1], dual.model_thresholds)
-                self._model_result = OptimizeResult(
-                    x=x, fun=float(lp.c_model @ x), dual_fun=dual.model_dual_value,
-                    status=0, success=True,
-                    message="dual simplex on the LP dual (lupikit.relevance._dual_path)")
+                self._model_result = from_dual(lp.point(dual.model[1], dual.model_thresholds),
+                                               dual.model_dual_value, _dual_path.__name__)
         if self._model_result is None and lp.probe and self.route == "lupi_certified":
             cert = self.certifier()  # it solves the model's dual first, checked
             if cert.model_x is not None:
-                x = cert.model_x
-                self._model_result = OptimizeResult(
-                    x=x, fun=float(lp.c_model @ x), dual_fun=cert.model_dual_value,
-                    status=0, success=True,
-                    message="dual simplex on the LP dual (lupikit.relevance._lupi_dual)")
+                self._model_result = from_dual(cert.model_x, cert.model_dual_value,
+                                               _lupi_dual.__name__)
         if self._model_result is None:
             self._model_result = solve_lp(
                 lp.c_model, lp.A[: lp.r_budget], lp.b[: lp.r_budget], lp.bounds,
