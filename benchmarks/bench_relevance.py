@@ -75,7 +75,7 @@ d = 1000 (``make_regression_relevance``, n = 200, X and y standardised).
 With ``--against DIR`` the script compares only lupikit: this checkout against
 another one (e.g. ``git worktree add /tmp/before <commit>``), both in this
 environment with the other's ``src`` first on the path, alternating fits,
-on the two ordinal data sets above (seed 0) and one plain set of n = 1000 (the dual
+on the four data sets above (seed 0) and one plain set of n = 1000 (the dual
 route); it prints both medians, their ratio, the largest difference of the
 bounds and whether the classes agree. This is how a refactoring of the solver
 is checked for speed and for identical answers.
@@ -240,7 +240,7 @@ def run_worker(py, worker, path, n_jobs=1, *extra, env=None, timeout=None):
 
 def against(other, n_repeats=5):
     """lupikit here against the lupikit of another checkout ``other`` (its ``src`` first
-    on the path), alternating, on the data sets of the comparison with fri and on
+    on the path), alternating, on the four data sets of the comparison with fri and on
     one plain set of n = 1000 (the parametric dual route). Returns printable lines:
     median times, their ratio, and the largest difference of the bounds."""
     env_other = dict(ENV, PYTHONPATH=str(Path(other).resolve() / "src"))
@@ -249,13 +249,13 @@ def against(other, n_repeats=5):
     with tempfile.TemporaryDirectory() as tmp:
         worker = os.path.join(tmp, "lupikit_worker.py")
         Path(worker).write_text(LUPIKIT_WORKER)
-        sets = {k: v for k, v in datasets(0).items() if k in ORDINAL_SETS}
+        sets = datasets(0)  # ordinal, LUPI, regression and LUPI regression
         X, y, _ = make_ordinal_relevance(n_samples=1000, n_strong=3, n_weak=4,
                                          n_irrelevant=13, random_state=0)
         sets["ordinal n=1000"] = dict(X=StandardScaler().fit_transform(X), y=y)
         for name, d in sets.items():
             path = os.path.join(tmp, f"against_{name.replace(' ', '_')}.npz")
-            np.savez(path, **{k: v for k, v in d.items() if k not in ("truth", "problem")})
+            np.savez(path, **{k: v for k, v in d.items() if k != "truth"})
             times, res = {"here": [], "other": []}, {}
             for rep in range(n_repeats):
                 for who in (("here", "other") if rep % 2 == 0 else ("other", "here")):

@@ -1,10 +1,31 @@
-"""Shared pytest configuration for lupikit's test suite."""
+"""Shared pytest configuration for lupikit's test suite.
 
+Property-based tests (``hypothesis``) run under a fixed profile: derandomised
+(the same examples on every run, so CI is deterministic), no example database
+written to disk, no deadline (a solver's time varies under CI's load), and a
+bounded number of examples. ``LUPIKIT_HYPOTHESIS=slow`` selects the slow
+profile, which draws many more examples (run it before resolving a change to a
+solver)::
+
+    LUPIKIT_HYPOTHESIS=slow pytest -m property -n 2 tests
+"""
+
+import os
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, settings
 
 ROOT = Path(__file__).resolve().parents[1]
+
+_COMMON = dict(derandomize=True, database=None, deadline=None, print_blob=True,
+               suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
+                                      HealthCheck.filter_too_much])
+#: The default: a few examples per property, deterministic, fast enough for CI.
+settings.register_profile("ci", max_examples=15, **_COMMON)
+#: ``LUPIKIT_HYPOTHESIS=slow``: many more examples (minutes per property).
+settings.register_profile("slow", max_examples=300, **_COMMON)
+settings.load_profile(os.environ.get("LUPIKIT_HYPOTHESIS", "ci"))
 
 
 @pytest.fixture(scope="session")

@@ -2,11 +2,17 @@
 
 import numpy as np
 from cvxopt import matrix, solvers
+from scipy.optimize import linprog
 
 
 def cvxopt_ordinal(X, yb, n_bins, C, constraints="explicit", X_star=None, gamma=1.0,
-                   objective=None, budget=None):
+                   objective=None, budget=None, backend="cvxopt"):
     """Solve the L1 ordinal SVM (or a relevance LP) with cvxopt's LP solver.
+
+    ``backend="highs"`` solves the same dense LP with HiGHS' simplex from
+    scratch instead: cvxopt's interior point can stop at a relative gap of
+    1e-5 (status "unknown") on small relevance LPs, too loose for 1e-6
+    comparisons; the LP built here stays independent of lupikit's.
 
     Variables: w (d), t (d) with t >= |w|, b (K), then slacks s (one per
     margin row) or, with X_star, the correcting functions
@@ -82,6 +88,11 @@ def cvxopt_ordinal(X, yb, n_bins, C, constraints="explicit", X_star=None, gamma=
     if budget is not None:
         G.append(model.copy()); h.append(budget)
     c = model if objective is None else objective(idx, nv)
+    if backend == "highs":
+        res = linprog(c, A_ub=np.array(G), b_ub=np.array(h, dtype=float),
+                      bounds=[(None, None)] * nv, method="highs")
+        assert res.status == 0, res.message
+        return float(res.fun), res.x, idx
     opts = {"show_progress": False, "abstol": 1e-9, "reltol": 1e-9, "feastol": 1e-9,
             "maxiters": 200}
     sol = solvers.lp(matrix(c), matrix(np.array(G)), matrix(np.array(h, dtype=float)),

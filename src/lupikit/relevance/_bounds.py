@@ -6,6 +6,7 @@ import numbers
 import os
 import threading
 import warnings
+from collections import Counter
 from numbers import Integral
 
 import numpy as np
@@ -19,8 +20,8 @@ from tqdm import tqdm
 
 from .._validation import NON_NEGATIVE, POSITIVE, UNIT_OPEN
 from ._constrained import constrained_bounds, redundancy_groups, redundancy_links
-from ._cv import _CV, _N_JOBS, C_GRID, GAMMA_GRID, _check_grid, select_C, select_C_gamma
-from ._engine import SOLVERS
+from ._cv import _CV, _N_JOBS, C_GRID, GAMMA_GRID, _check_grid, _select_C, _select_C_gamma
+from ._engine import FALLBACKS, SOLVERS
 from ._lp import OrdinalLP
 from ._ordinal import CONSTRAINTS, OrdinalRegressionLP, check_fit_inputs
 from ._regression import L1SVR, check_regression_inputs
@@ -79,7 +80,8 @@ class _ChunkProgress:
 
 
 def _run_chunk(c, lp, tasks, budget, handle=None, screen_below=None):
-    """Chunk ``c`` of the tasks; returns ``(c, values, screened, tasks shown on the bar)``."""
+    """Chunk ``c`` of the tasks; returns ``(c, values, screened, tasks shown on the bar,
+    engine)`` (the copy's engine: its fallbacks and failed probes)."""
     # a private copy per chunk: probe columns are written into the LP and HiGHS
     # instances hold state, so threads must not share them (the copy drops the
     # HiGHS instances; each chunk builds its own)
@@ -87,7 +89,7 @@ def _run_chunk(c, lp, tasks, budget, handle=None, screen_below=None):
     own = copy.deepcopy(lp)
     values = own.run_tasks(tasks, budget, progress=progress, screen_below=screen_below)
     screened = [t.target in own.engine.screened for t in tasks]
-    return c, values, screened, (0 if progress is None else progress.shown)
+    return c, values, screened, (0 if progress is None else progress.shown), own.engine
 
 
 class FeatureRelevanceBounds(SelectorMixin, BaseEstimator):
@@ -262,6 +264,20 @@ class FeatureRelevanceBounds(SelectorMixin, BaseEstimator):
         the dual route the second of a regular feature's (or probe's) two
         maxrel LPs stops early once a certificate shows it cannot change
         either bound.
+    fallbacks_ : dict
+        How often each fast path of the solver failed during ``fit`` and its
+        exact route answered instead (every key of
+        ``lupikit.relevance._engine.FALLBACKS``, with counts; all 0 in an
+        ordinary fit): ``"fold_path"`` (a cross-validation fold solved as its
+        own LP), ``"model_path"``, ``"screening"``, ``"dual_search"`` (a bound
+        settled by the primal LP), ``"tight_retry"``, ``"warm_start"`` (a
+        bound settled by a cold solve) and ``"lp_retry"`` (a cold solve
+        decided by HiGHS' interior point or at tight tolerances). The answers
+        are the exact route's; only the time differs.
+    n_probes_failed_ : int
+        Probes (regular and privileged) whose LP no route could decide (cold,
+        interior point, tight tolerances); like infeasible probes they are
+        dropped from the noise population, with a warning.
     n_features_in_ : int
         Number of regular features.
 
@@ -356,9 +372,18 @@ class FeatureRelevanceBounds(SelectorMixin, BaseEstimator):
         ValueError
             If the features' magnitude is out of the LP solver's range
             (``1e15`` or more), or the labels are not ordinal.
+        RuntimeError
+            If fewer than two probes of a population give a feasible LP (with
+            ``probes="replace"`` and a small ``delta`` no feature may be
+            replaceable by noise within the budget): there is no noise
+            threshold.
 
         Warns
         -----
+        UserWarning
+            If probes were dropped: infeasible ones (``probes="replace"``), or
+            ones whose LP HiGHS could not decide by any route
+            (``n_probes_failed_``).
         UserWarning
             If the optimal model's L1 penalty is a share below
             ``MIN_PENALTY_SHARE`` (1e-6) of its objective: the features' scale
@@ -381,23 +406,23 @@ class FeatureRelevanceBounds(SelectorMixin, BaseEstimator):
                 "solver='dual' covers the plain model only; with privileged_features "
                 "use solver='auto' or 'primal'.")
         rng = check_random_state(self.random_state)
+        fallbacks = Counter()
 
         grid = C_GRID if C_grid is None else tuple(C_grid)
         if self.C is not None:
             grid = (float(self.C),)
         if Xs is not None and self.gamma is None:
             g_grid = GAMMA_GRID if gamma_grid is None else tuple(gamma_grid)
-            self.C_, self.gamma_, self.cv_scores_ = select_C_gamma(
-                X, y_lab, Xs, C_grid=grid, gamma_grid=g_grid, cv=self.cv,
-                random_state=rng, n_jobs=self.n_jobs, solver=self.solver, epsilon=epsilon)
+            self.C_, self.gamma_, self.cv_scores_ = _select_C_gamma(
+                X, y_lab, Xs, list(grid), list(g_grid), self.cv, rng, self.n_jobs,
+                self.solver, epsilon, fallbacks)
         else:
             self.gamma_ = None if Xs is None else float(self.gamma)
             if self.C is None:
-                self.C_, self.cv_scores_ = select_C(
-                    X, y_lab, Xs, C_grid=grid, constraints=self.constraints,
-                    gamma=1.0 if self.gamma_ is None else self.gamma_,
-                    cv=self.cv, random_state=rng, n_jobs=self.n_jobs, solver=self.solver,
-                    epsilon=epsilon)
+                self.C_, self.cv_scores_ = _select_C(
+                    X, y_lab, Xs, list(grid), self.constraints,
+                    1.0 if self.gamma_ is None else self.gamma_, self.cv, rng, self.n_jobs,
+                    self.solver, epsilon, fallbacks)
             else:
                 self.C_, self.cv_scores_ = float(self.C), None
         if self.C is not None:
@@ -449,10 +474,11 @@ class FeatureRelevanceBounds(SelectorMixin, BaseEstimator):
             return np.where(values <= 1e-11, 0.0, values)  # NaN stays NaN
 
         screening = self._screens(lp, d)
+        self._failed_probes = set()
         if screening:
             # the probes first: their noise threshold decides which features need an
             # exact maxrel (see screened_)
-            probe, _ = self._solve_all(lp, tasks[n_real:], budget)
+            probe, _ = self._solve_all(lp, tasks[n_real:], budget, fallbacks)
             probe = normalised(probe)
             m = self.n_permutations
             maxima = probe[1:2 * m:2]
@@ -461,12 +487,16 @@ class FeatureRelevanceBounds(SelectorMixin, BaseEstimator):
                 high = prediction_interval(maxima, self.p)[1]
                 # certified below the threshold that classify_relevance applies (LP units)
                 threshold = (high + TOL) * w_l1 * (1.0 - 1e-9)
-            real, flags = self._solve_all(lp, tasks[:n_real], budget, screen_below=threshold)
+            real, flags = self._solve_all(lp, tasks[:n_real], budget, fallbacks,
+                                          screen_below=threshold)
             real = normalised(real)
         else:
-            values, flags = self._solve_all(lp, tasks, budget)
+            values, flags = self._solve_all(lp, tasks, budget, fallbacks)
             values = normalised(values)
             real, probe = values[:n_real], values[n_real:]
+        fallbacks.update(lp.engine.fallbacks)  # the model's own solves
+        self.fallbacks_ = {key: int(fallbacks[key]) for key in FALLBACKS}
+        self.n_probes_failed_ = len(self._failed_probes)
         self.screened_ = np.array([flags[2 * j + 1] for j in range(d)], dtype=bool)
         self.n_screened_ = int(self.screened_.sum())
 
@@ -547,20 +577,31 @@ class FeatureRelevanceBounds(SelectorMixin, BaseEstimator):
                     "threshold needs at least 2. Use probes='append' or a larger delta.")
             out[key] = prediction_interval(v, self.p)
         dropped = int(np.count_nonzero(np.isnan(pop["max"])))
-        if dropped:
+        failed = sum(priv == (which == "privileged") for priv, _ in self._failed_probes)
+        if dropped - failed:
             warnings.warn(
-                f"{dropped} of {pop['max'].size} {which} probes were infeasible (their "
-                "feature cannot be replaced by noise within the budget) and were dropped.",
-                UserWarning, stacklevel=4)
+                f"{dropped - failed} of {pop['max'].size} {which} probes were infeasible "
+                "(their feature cannot be replaced by noise within the budget) and were "
+                "dropped.", UserWarning, stacklevel=4)
+        if failed:
+            warnings.warn(
+                f"{failed} of {pop['max'].size} {which} probes were dropped because HiGHS "
+                "could not decide their LP (numerical difficulties cold, by interior "
+                "point and at tight tolerances; see n_probes_failed_). Standardising the "
+                "features usually avoids this.", UserWarning, stacklevel=4)
         return out
 
-    def _solve_all(self, lp, tasks, budget, screen_below=None):
-        """The tasks' values, and whether each was screened (see ``run_tasks``)."""
+    def _solve_all(self, lp, tasks, budget, fallbacks, screen_below=None):
+        """The tasks' values, and whether each was screened (see ``run_tasks``); the
+        fast paths that failed in a worker's copy of ``lp`` are added to ``fallbacks``
+        (those of ``lp`` itself are read at the end of ``fit``), the probes that no
+        route decided to ``_failed_probes``."""
         n_jobs = self.n_jobs
         if n_jobs in (None, 1):
             with tqdm(total=len(tasks), disable=not self.verbose, desc="relevance bounds",
                       leave=False) as bar:
                 values = lp.run_tasks(tasks, budget, progress=bar, screen_below=screen_below)
+            self._failed_probes |= lp.engine.failed_probes
             return values, [t.target in lp.engine.screened for t in tasks]
         k = max(1, effective_n_jobs(n_jobs))
         # tasks come in (lower, upper) pairs of one feature or probe; a pair stays in
@@ -583,9 +624,11 @@ class FeatureRelevanceBounds(SelectorMixin, BaseEstimator):
                     delayed(_run_chunk)(c, lp, [tasks[t] for t in ix], budget, handle,
                                         screen_below)
                     for c, ix in enumerate(idx))
-                for c, values, screened, shown in done:
+                for c, values, screened, shown, engine in done:
                     for t, v, f in zip(idx[c], values, screened):
                         out[t], flags[t] = v, f
+                    fallbacks.update(engine.fallbacks)
+                    self._failed_probes |= engine.failed_probes
                     if token is not None and len(values) > shown:
                         # the chunk ran in another process: count it now
                         with _BARS[token][1]:

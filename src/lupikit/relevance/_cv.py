@@ -9,6 +9,7 @@ predicted from the regular features only.
 import copy
 import numbers
 import warnings
+from collections import Counter
 from numbers import Integral
 
 import numpy as np
@@ -71,9 +72,13 @@ def _fold_labels(y):
 
 
 def _cv_errors(X, y, privileged_features, pairs, constraints, cv, random_state, n_jobs,
-               solver="auto", epsilon=None):
+               solver="auto", epsilon=None, fallbacks=None):
     """Mean validation error (prediction from X only) of every (C, gamma) pair:
-    macro-MAE of the ordinal model, or MAE of the regression (``epsilon`` given)."""
+    macro-MAE of the ordinal model, or MAE of the regression (``epsilon`` given).
+
+    ``fallbacks`` (a ``Counter``), if given, receives the count of every fast path
+    that failed in the folds' solves (``lupikit.relevance._engine.FALLBACKS``): a
+    fold whose path on the whole data's LP fails is solved as its own LP."""
     if epsilon is None:
         with warnings.catch_warnings():  # a gap in the labels is reported by the caller's fit
             warnings.simplefilter("ignore", UserWarning)
@@ -90,18 +95,24 @@ def _cv_errors(X, y, privileged_features, pairs, constraints, cv, random_state, 
     whole = _whole_data_lp(X, y, privileged_features, folds, constraints, solver, epsilon)
 
     def run_fold(tr, te, lp=None):
+        """The fold's validation errors, and the fast paths that failed in its solves."""
         if epsilon is None:
             classes, target = _fold_labels(y[tr])
             n_bins = classes.size
         else:
             target, n_bins = y[tr], 2
+        failed = Counter()
+        sols = None
         if lp is not None:  # the plain model's dual: the fold's samples alone (same LP)
+            before = Counter(lp.engine.fallbacks)
             sols = lp.solve_path(Cs, gammas, samples=tr)
-        else:
+            failed += lp.engine.fallbacks - before
+        if sols is None:  # the fold's own LP (also the exact route of a failed fold path)
             Xs = None if privileged_features is None else privileged_features[tr]
             lp = OrdinalLP(X[tr], target, n_bins, 1.0, constraints, X_star=Xs, gamma=1.0,
                            solver=solver, epsilon=epsilon)
             sols = lp.solve_path(Cs, gammas)
+            failed += lp.engine.fallbacks
         errs = np.empty(len(pairs))
         for i, x in zip(order, sols):
             parts = lp.split(x)
@@ -111,20 +122,23 @@ def _cv_errors(X, y, privileged_features, pairs, constraints, cv, random_state, 
                 errs[i] = macro_averaged_mae(y[te], pred)
             else:
                 errs[i] = np.mean(np.abs(y[te] - (X[te] @ parts["w"] - parts["b"][0])))
-        return errs
+        return errs, failed
 
     if n_jobs in (None, 1):
-        errs = [run_fold(tr, te, whole) for tr, te in folds]
+        out = [run_fold(tr, te, whole) for tr, te in folds]
     else:
         # threads by default: HiGHS releases the GIL while it solves, and each fold
         # has its own LP (a backend set by the caller, e.g. Dask, takes precedence);
         # a fold solved on the whole data's LP gets its own copy of it, with the same
         # answers up to rounding (every fold's path starts from the whole model's
         # optimum at the first C)
-        errs = Parallel(n_jobs=n_jobs, prefer="threads")(
+        out = Parallel(n_jobs=n_jobs, prefer="threads")(
             delayed(run_fold)(tr, te, None if whole is None else copy.deepcopy(whole))
             for tr, te in folds)
-    return np.mean(errs, axis=0)
+    if fallbacks is not None:
+        for _, failed in out:
+            fallbacks.update(failed)
+    return np.mean([errs for errs, _ in out], axis=0)
 
 
 def _whole_data_lp(X, y, privileged_features, folds, constraints, solver, epsilon):
@@ -226,9 +240,15 @@ def select_C(X, y, privileged_features=None, *, C_grid=C_GRID, constraints="expl
     >>> C in (0.1, 1.0), scores.shape
     (True, (2,))
     """
-    grid = _check_grid(C_grid, "C_grid")
+    return _select_C(X, y, privileged_features, _check_grid(C_grid, "C_grid"), constraints,
+                     gamma, cv, random_state, n_jobs, solver, epsilon)
+
+
+def _select_C(X, y, privileged_features, grid, constraints, gamma, cv, random_state, n_jobs,
+              solver, epsilon, fallbacks=None):
+    """:func:`select_C` on a checked grid; ``fallbacks`` as in :func:`_cv_errors`."""
     scores = _cv_errors(X, y, privileged_features, [(C, float(gamma)) for C in grid],
-                        constraints, cv, random_state, n_jobs, solver, epsilon)
+                        constraints, cv, random_state, n_jobs, solver, epsilon, fallbacks)
     return grid[_best(scores, grid)], scores
 
 
@@ -303,10 +323,16 @@ def select_C_gamma(X, y, privileged_features, *, C_grid=C_GRID, gamma_grid=GAMMA
     """
     if privileged_features is None:
         raise ValueError("privileged_features are required to choose gamma.")
-    Cs = _check_grid(C_grid, "C_grid")
-    gs = _check_grid(gamma_grid, "gamma_grid")
+    return _select_C_gamma(X, y, privileged_features, _check_grid(C_grid, "C_grid"),
+                           _check_grid(gamma_grid, "gamma_grid"), cv, random_state, n_jobs,
+                           solver, epsilon)
+
+
+def _select_C_gamma(X, y, privileged_features, Cs, gs, cv, random_state, n_jobs, solver,
+                    epsilon, fallbacks=None):
+    """:func:`select_C_gamma` on checked grids; ``fallbacks`` as in :func:`_cv_errors`."""
     pairs = [(C, g) for C in Cs for g in gs]
     scores = _cv_errors(X, y, privileged_features, pairs, "explicit", cv, random_state, n_jobs,
-                        solver, epsilon)
+                        solver, epsilon, fallbacks)
     best = _best(scores, pairs)
     return pairs[best][0], pairs[best][1], scores.reshape(len(Cs), len(gs))

@@ -54,10 +54,12 @@ budget because the frontier ends in a ray (a constant column is free up to
 the budget), returns None, and the caller solves the primal LP instead.
 """
 
+from collections import Counter
+
 import numpy as np
 import scipy.sparse as sp
 
-from ._highs import _dual_simplex, _highs_lp
+from ._highs import ROUNDING, _dual_simplex, _highs_lp
 
 __all__ = ["DualPath"]
 
@@ -97,6 +99,9 @@ class DualPath:
         HiGHS' classes, as returned by ``_highs_api``.
     max_evaluations : int
         Budget of dual solves per bound before giving up (returns None).
+    fallbacks : collections.Counter or None
+        Where a solve repeated from scratch at tight tolerances counts
+        (``"tight_retry"``; see ``lupikit.relevance._engine.FALLBACKS``).
 
     Examples
     --------
@@ -114,13 +119,14 @@ class DualPath:
     True
     """
 
-    def __init__(self, lp, api, max_evaluations=60):
+    def __init__(self, lp, api, max_evaluations=60, fallbacks=None):
 
         ModelStatus = api[3]
         if lp.lupi:  # pragma: no cover - guarded by the caller
             raise ValueError("the dual path covers the plain model only")
         self.lp = lp
         self.max_evaluations = max_evaluations
+        self.fallbacks = Counter() if fallbacks is None else fallbacks
         self.optimal = ModelStatus.kOptimal
         self.basic = None  # HiGHS' "basic" status, read off the first basis
         D, K, R = lp.D, lp.K, lp.R
@@ -144,6 +150,7 @@ class DualPath:
         AT.sort_indices()
         self.AT = AT  # every row, for rows added to HiGHS' model (see _add_rows)
         self.M = AT.toarray()  # dense copy for checking HiGHS' answers (see _certifies)
+        self.absM = np.abs(self.M)  # (the rounding allowance of those checks)
         n_cols = R + n_order
         self.C = lp.C
         self.lo = np.r_[np.full(D, -0.5), np.zeros(K)]
@@ -343,6 +350,9 @@ class DualPath:
                 return f, w, b
             # once more from scratch (no basis to restart from), to tolerances tighter
             # than the check's: HiGHS' own (1e-7) can leave a row 1e-7 outside its box
+            if self._tight:
+                break
+            self.fallbacks["tight_retry"] += 1
             self.h.clearSolver()
             self._set_tolerances(1e-10)
         return None
@@ -378,18 +388,25 @@ class DualPath:
         """Whether HiGHS' column values ``u`` (of the solve that gave ``f, w``) are
         feasible for the dual (box ``C``; 0 for a fold's held-out samples)
         tilted by ``shift`` on row ``j``, with a value ``h.u`` (an upper bound
-        on ``F``) that meets the maximiser's ``shift * w_j - f`` to 1e-8."""
+        on ``F``) that meets the maximiser's ``shift * w_j - f`` to 1e-8 (each
+        comparison also allows the rounding of its sum, ``ROUNDING`` times its
+        absolute terms: with features on a scale of 1e3 and a large C a row's
+        activity adds up terms of 1e6)."""
         R = self.R
         lower = (shift * w[j] if j is not None else 0.0) - f
         act = self.M @ u  # row activities, against the untilted bounds
         if j is not None:
             act[j] -= shift
-        tol = 1e-8 * max(1.0, abs(shift))
+        tol0 = 1e-8 * max(1.0, abs(shift))
+        tol = tol0 + ROUNDING * (self.absM @ np.abs(u))
         # a fold's held-out samples (see model_path) have the box [0, 0]
         box = C if self._active is None else np.where(self._active, C, 0.0)
-        feasible = (np.max(self.lo - act) <= tol and np.max(act - self.hi) <= tol
-                    and u.min() >= -tol and np.all(u[:R] <= box + tol))
-        return bool(feasible) and self.margin_rhs @ u[:R] - lower <= 1e-8 * max(1.0, abs(f))
+        feasible = (np.all(self.lo - act <= tol) and np.all(act - self.hi <= tol)
+                    and u.min() >= -tol0 and np.all(u[:R] <= box + tol0))
+        value = self.margin_rhs @ u[:R]
+        rounding = ROUNDING * (np.abs(self.margin_rhs) @ u[:R] + abs(f) + abs(shift * w[j] if j
+                                                                            is not None else 0))
+        return bool(feasible) and value - lower <= 1e-8 * max(1.0, abs(f)) + rounding
 
     def load_probe(self, values):
         """Put ``values`` (length n) into the probe slot and switch it on."""
@@ -399,6 +416,7 @@ class DualPath:
         self.XR[:, D - 1] = col
         row = D - 1
         self.M[row, : self.R] = self.sign * col
+        self.absM[row, : self.R] = np.abs(col)
         hrow = int(self.pos[row])
         self.lo[row], self.hi[row] = -0.5, 0.5
         if self.base_basis.row_status[hrow] == self.basic:

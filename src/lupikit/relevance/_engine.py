@@ -11,6 +11,8 @@ keeps what one task's solves tell about another (feasible points, signed
 maxima) in caches keyed by task.
 """
 
+from collections import Counter
+
 import numpy as np
 from scipy.optimize import OptimizeResult
 
@@ -18,12 +20,28 @@ from . import _dual_path, _lupi_dual
 from ._highs import LinearProgramError, _highs_api, solve_lp
 from ._primal import WarmPrimal
 
-__all__ = ["ROUTES", "SOLVERS", "RelevanceEngine", "choose_route"]
+__all__ = ["FALLBACKS", "ROUTES", "SOLVERS", "RelevanceEngine", "choose_route"]
 
 #: How relevance upper bounds may be computed (the ``solver`` parameter).
 SOLVERS = ("auto", "primal", "dual")
 #: The routes :func:`choose_route` returns.
 ROUTES = ("cold", "primal", "dual_path", "lupi_certified", "lupi_dual")
+#: The fast paths that can fail, each with the exact route that then answers (the
+#: keys of :attr:`RelevanceEngine.fallbacks` and of ``FeatureRelevanceBounds.fallbacks_``).
+FALLBACKS = {
+    "fold_path": "a training fold's path over C on the whole data's LP dual failed: the "
+                 "fold was solved as its own LP",
+    "model_path": "a solve of the model's path over C (and gamma) on its LP dual failed: "
+                  "primal simplex, or a cold solve, answered",
+    "screening": "a screening search failed: the exact search answered",
+    "dual_search": "a parametric dual search did not close: the primal LP answered",
+    "tight_retry": "a dual solve failed its certificate: solved again from scratch at "
+                   "tolerances of 1e-10",
+    "warm_start": "a warm-started primal solve failed its certificate or ended undecided: "
+                  "a cold solve answered",
+    "lp_retry": "a cold solve ended undecided: HiGHS' interior point (or dual simplex at "
+                "tight tolerances) answered",
+}
 
 
 def choose_route(layout, solver, purpose):
@@ -108,6 +126,12 @@ class RelevanceEngine:
     ----------
     route : str
         The route of the relevance bounds.
+    fallbacks : collections.Counter
+        How often each fast path failed and its exact route answered instead
+        (keys: :data:`FALLBACKS`). A copy starts counting from 0.
+    failed_probes : set
+        ``(privileged, index)`` of the probes whose LP no route could decide
+        (they are dropped like infeasible ones).
     """
 
     def __init__(self, layout, solver="auto"):
@@ -119,6 +143,8 @@ class RelevanceEngine:
         self._points = []   # feasible points of the budget set, the optimal model first
         self._signed = {}   # task.target -> (max w, max -w) of a regular weight
         self.screened = set()  # targets whose maxrel is a certified upper bound (screening)
+        self.fallbacks = Counter()
+        self.failed_probes = set()
 
     def _reset_backends(self):
         self._warm = self._dual = self._cert = self._fold_dual = None
@@ -126,20 +152,34 @@ class RelevanceEngine:
     def __getstate__(self):
         state = self.__dict__.copy()
         state.update(_warm=None, _dual=None, _cert=None,  # HiGHS: rebuilt in each process
-                     _fold_dual=None)
+                     _fold_dual=None,
+                     # a copy (a worker's chunk, a parallel fold) counts its own
+                     fallbacks=Counter(), failed_probes=set())
         return state
+
+    def _solve_lp(self, c, A, b, bounds, what):
+        """A cold solve (:func:`~lupikit.relevance._highs.solve_lp`), its retries counted."""
+        try:
+            res = solve_lp(c, A, b, bounds, what=what)
+        except LinearProgramError as exc:
+            self.fallbacks["lp_retry"] += exc.retries
+            raise
+        self.fallbacks["lp_retry"] += res.retries
+        return res
 
     # ---------------------------------------------------------------- backends
     def warm(self):
         """The warm-started primal simplex, or None on the ``"cold"`` route."""
         if self._warm is None:
-            self._warm = WarmPrimal(self.layout, _highs_api()) if self.route != "cold" else False
+            self._warm = (WarmPrimal(self.layout, _highs_api(), self.fallbacks)
+                          if self.route != "cold" else False)
         return self._warm or None
 
     def dual(self):
         """The parametric dual search (route ``"dual_path"``), or None."""
         if self._dual is None:
-            self._dual = (_dual_path.DualPath(self.layout, _highs_api())
+            self._dual = (_dual_path.DualPath(self.layout, _highs_api(),
+                                              fallbacks=self.fallbacks)
                           if self.route == "dual_path" else False)
         return self._dual or None
 
@@ -177,9 +217,9 @@ class RelevanceEngine:
                 self._model_result = from_dual(cert.model_x, cert.model_dual_value,
                                                _lupi_dual.__name__)
         if self._model_result is None:
-            self._model_result = solve_lp(
+            self._model_result = self._solve_lp(
                 lp.c_model, lp.A[: lp.r_budget], lp.b[: lp.r_budget], lp.bounds,
-                what="ordinal regression LP")
+                "ordinal regression LP")
         return self._model_result
 
     def solve_path(self, C_values, gammas=None, samples=None):
@@ -208,8 +248,11 @@ class RelevanceEngine:
 
         Returns
         -------
-        list of ndarray
-            Solution vectors, in the order of ``C_values``.
+        list of ndarray or None
+            Solution vectors, in the order of ``C_values``. None only with
+            ``samples``, if the fold's path on this LP's dual fails (counted as
+            ``"fold_path"`` in :attr:`fallbacks`): the caller then solves the
+            fold as its own LP, the exact route.
         """
         lp = self.layout
         route = choose_route(lp, self.solver, "path")
@@ -218,15 +261,18 @@ class RelevanceEngine:
             raise ValueError(f"samples= needs the route 'dual_path', not {route!r}.")
         if route == "dual_path":
             if samples is None:
-                path = _dual_path.DualPath(lp, api).model_path(C_values)
+                path = _dual_path.DualPath(lp, api, fallbacks=self.fallbacks).model_path(
+                    C_values)
             else:
                 if self._fold_dual is None:
-                    self._fold_dual = _dual_path.DualPath(lp, api)
+                    self._fold_dual = _dual_path.DualPath(lp, api, fallbacks=self.fallbacks)
                 path = self._fold_dual.model_path(C_values, samples)
             if path is not None:
                 return [lp.point(w, b) for w, b in path]
-            if samples is not None:  # pragma: no cover - the dual is always solvable
-                raise LinearProgramError("the path over C of a fold failed", 4)
+            if samples is not None:  # the caller solves the fold's own LP
+                self.fallbacks["fold_path"] += 1
+                return None
+            self.fallbacks["model_path"] += 1  # the primal simplex below answers
         c_reg, c_loss = lp.cost_parts()
         c_w = np.zeros(lp.n_vars)
         plus, minus = lp.weight_pair_cols()
@@ -237,13 +283,15 @@ class RelevanceEngine:
         costs = [c_w + (g / lp.gamma) * c_v + C * c_loss for C, g in zip(C_values, gammas)]
         A, b = lp.A[: lp.r_budget], lp.b[: lp.r_budget]
         if route == "cold":  # pragma: no cover - no HiGHS classes
-            return [solve_lp(c, A, b, lp.bounds, what="ordinal regression LP").x for c in costs]
+            return [self._solve_lp(c, A, b, lp.bounds, "ordinal regression LP").x
+                    for c in costs]
         if route == "lupi_dual":
             path = _lupi_dual.model_path(lp, api, costs)
-            return [x if x is not None else solve_lp(
-                        c, A, b, lp.bounds, what=f"ordinal regression LP (C={C})").x
+            self.fallbacks["model_path"] += sum(x is None for x in path)
+            return [x if x is not None else self._solve_lp(
+                        c, A, b, lp.bounds, f"ordinal regression LP (C={C})").x
                     for x, c, C in zip(path, costs, C_values)]
-        return WarmPrimal(lp, api).model_path(
+        return WarmPrimal(lp, api, self.fallbacks).model_path(
             costs, [f"ordinal regression LP (C={C})" for C in C_values])
 
     # ------------------------------------------------------------------ bounds
@@ -335,10 +383,14 @@ class RelevanceEngine:
             value = self._screen(task, budget, screen_below)
             if value is not None:
                 return value
+            if self.dual() is not None:  # the screening search failed: the exact one
+                self.fallbacks["screening"] += 1
         if kind == "max" and task.zero_feature is None:
             value = self._max_by_dual_path(task, budget)
             if value is not None:
                 return value
+            if self.dual() is not None:  # the search did not close: the primal LP
+                self.fallbacks["dual_search"] += 1
         return self._solve_by_primal(task, budget)
 
     def _max_by_dual_path(self, task, budget):
@@ -410,12 +462,17 @@ class RelevanceEngine:
                 if warm is not None:
                     fun, x = warm.solve(c, bounds, budget, probe=probe, what=what)
                 else:  # pragma: no cover - no HiGHS classes
-                    res = solve_lp(c, lp.A, lp.rhs(budget), bounds, what=what)
+                    res = self._solve_lp(c, lp.A, lp.rhs(budget), bounds, what)
                     fun, x = res.fun, res.x
             except LinearProgramError as exc:
-                if probe is not None and exc.status == 2:
-                    return np.nan
-                raise
+                if probe is None:  # a feature's own bound: no route decided it
+                    raise
+                # a probe is one sample of the noise threshold: an infeasible one is
+                # dropped (nan), and so is one that no route decides (cold, interior
+                # point, tight tolerances), recorded in failed_probes
+                if exc.status != 2:
+                    self.failed_probes.add((probe.privileged, probe.index))
+                return np.nan
             if probe is None:
                 self._points.append(x)
             val = sign * fun

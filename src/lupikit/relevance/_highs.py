@@ -21,7 +21,7 @@ import threading
 import numpy as np
 from scipy.optimize import linprog
 
-__all__ = ["LinearProgramError", "solve_lp"]
+__all__ = ["LinearProgramError", "RETRIES", "solve_lp"]
 
 
 class LinearProgramError(RuntimeError):
@@ -34,11 +34,14 @@ class LinearProgramError(RuntimeError):
         3 unbounded, 4 numerical difficulties), except that a model HiGHS
         rejects (a *model error*, which scipy reports as status 2) has status 4:
         it is not a proof of infeasibility.
+    retries : int
+        Solves that ended undecided before the last one (see :func:`solve_lp`).
     """
 
-    def __init__(self, message, status):
+    def __init__(self, message, status, retries=0):
         super().__init__(message)
         self.status = status
+        self.retries = retries
 
 
 _STATUS_TEXT = {
@@ -64,8 +67,27 @@ def _is_model_error(res):
     return res.status == 2 and "model error" in str(res.message).lower()
 
 
-def solve_lp(c, A, b, bounds, *, what="linear program", options=None):
+#: The exact routes tried, in this order, when HiGHS' default solve of a cold LP ends
+#: undecided (iteration limit or numerical difficulties, HiGHS' model status
+#: "Unknown"): its interior-point method with crossover, then dual simplex without
+#: presolve at feasibility tolerances of 1e-10. The first one that decides the LP
+#: (optimal, infeasible or unbounded) answers.
+RETRIES = (
+    ("highs-ipm", {"presolve": True}),
+    ("highs-ds", {"presolve": False, "primal_feasibility_tolerance": 1e-10,
+                  "dual_feasibility_tolerance": 1e-10}),
+)
+
+
+def solve_lp(c, A, b, bounds, *, what="linear program", options=None, ipm_first=False):
     """Solve ``min c.x s.t. A x <= b, bounds`` with HiGHS; raise on failure.
+
+    HiGHS' default (dual simplex after presolve) solves first; if it ends
+    undecided (iteration limit, or numerical difficulties with model status
+    "Unknown"), the LP is solved again by each route of :data:`RETRIES` in
+    turn until one decides it. ``res.retries`` counts those extra solves.
+    ``ipm_first=True`` puts HiGHS' default last (for an LP on which a simplex
+    solve already ended undecided).
 
     Parameters
     ----------
@@ -78,19 +100,23 @@ def solve_lp(c, A, b, bounds, *, what="linear program", options=None):
         Name of the problem used in error messages.
     options : dict or None
         Extra HiGHS options passed to ``scipy.optimize.linprog``.
+    ipm_first : bool
+        Try the routes of :data:`RETRIES` before HiGHS' default.
 
     Returns
     -------
     res : OptimizeResult
         The result of ``scipy.optimize.linprog``, with ``res.dual_fun``
-        (the value of the LP dual at HiGHS' multipliers) added.
+        (the value of the LP dual at HiGHS' multipliers) and ``res.retries``
+        (the solves that ended undecided before the one that answered) added.
 
     Raises
     ------
     LinearProgramError
-        If HiGHS reports the problem infeasible or unbounded, or fails; the
-        message names ``what``. A model that HiGHS rejects (a coefficient out
-        of its range) is reported as such, with status 4, never as infeasible.
+        If HiGHS reports the problem infeasible or unbounded, or no route
+        decides it; the message names ``what``. A model that HiGHS rejects (a
+        coefficient out of its range) is reported as such, with status 4,
+        never as infeasible.
 
     Examples
     --------
@@ -98,23 +124,31 @@ def solve_lp(c, A, b, bounds, *, what="linear program", options=None):
     >>> from lupikit.relevance import solve_lp
     >>> res = solve_lp(np.array([-1.0, -1.0]), sp.csc_array([[1.0, 2.0]]),
     ...                np.array([4.0]), np.array([[0, np.inf], [0, 1.0]]))
-    >>> round(res.fun, 6), round(res.dual_fun, 6)
-    (-4.0, -4.0)
+    >>> round(res.fun, 6), round(res.dual_fun, 6), res.retries
+    (-4.0, -4.0, 0)
     """
     opts = {"presolve": True}
     if options:
         opts.update(options)
-    res = linprog(c, A_ub=A, b_ub=b, bounds=bounds, method="highs", options=opts)
+    routes = [("highs", {})] + list(RETRIES)
+    if ipm_first:
+        routes = routes[1:] + routes[:1]
+    for retries, (method, extra) in enumerate(routes):
+        res = linprog(c, A_ub=A, b_ub=b, bounds=bounds, method=method, options={**opts, **extra})
+        if res.status not in (1, 4) or _is_model_error(res):
+            break  # decided (or rejected: no other route would take it)
     if _is_model_error(res):
-        raise LinearProgramError(f"The {what} {_MODEL_ERROR_TEXT} {res.message}.", 4)
+        raise LinearProgramError(f"The {what} {_MODEL_ERROR_TEXT} {res.message}.", 4, retries)
     if res.status != 0:
         text = _STATUS_TEXT.get(res.status, "failed")
+        tried = " (by dual simplex, interior point and at tight tolerances)" if retries else ""
         raise LinearProgramError(
-            f"The {what} {text} (HiGHS status {res.status}: {res.message}). "
+            f"The {what} {text}{tried} (HiGHS status {res.status}: {res.message}). "
             "No solution is returned rather than a meaningless one.",
-            res.status,
+            res.status, retries,
         )
     res.dual_fun = _dual_value(res, b, bounds)
+    res.retries = retries
     return res
 
 
@@ -179,6 +213,14 @@ def _first_highs(Highs):
         os.close(saved)
 
 
+#: Rounding allowance of the certificate checks, relative to the sum of the absolute
+#: terms of each computed quantity (a row's activity, a reduced cost, a value): about
+#: 500 times the double precision epsilon. A sum of terms of 1e6 (features on a scale
+#: of 1e3 next to multipliers of 1e2) carries rounding errors of 1e-9 and more, which a
+#: fixed tolerance of 1e-8 took for a wrong answer; a wrong vertex is off by far more.
+ROUNDING = 1e-13
+
+
 def _optimal(A, b, c, bounds, x, y, tol=1e-7):
     """Whether ``x`` solves ``min c.x s.t. A x <= b, bounds`` by its own certificate.
 
@@ -188,10 +230,13 @@ def _optimal(A, b, c, bounds, x, y, tol=1e-7):
     duality then proves ``x`` optimal to ``tol`` (relative). Reduced costs
     that a free or unbounded column would need to be 0 may be off by ``tol``
     relative to the largest cost or multiplier (HiGHS' own dual feasibility
-    tolerance is 1e-7): the check catches wrong vertices, not rounding.
+    tolerance is 1e-7): the check catches wrong vertices, not rounding (each
+    comparison also allows :data:`ROUNDING` times the sum of the absolute
+    terms it adds up).
     """
     lo, hi = bounds[:, 0], bounds[:, 1]
-    if np.any(A @ x - b > tol * np.maximum(1.0, np.abs(b))):
+    absA = abs(A)
+    if np.any(A @ x - b > tol * np.maximum(1.0, np.abs(b)) + ROUNDING * (absA @ np.abs(x))):
         return False
     if np.any(x < lo - tol * np.maximum(1.0, np.abs(lo))) or np.any(
             x > hi + tol * np.maximum(1.0, np.abs(hi))):
@@ -200,12 +245,40 @@ def _optimal(A, b, c, bounds, x, y, tol=1e-7):
     d = c - A.T @ y
     pos, neg = d > 0, d < 0
     scale = max(1.0, np.abs(c).max(), np.abs(y).max())  # of the reduced costs' terms
-    if np.any(np.abs(d[(pos & ~np.isfinite(lo)) | (neg & ~np.isfinite(hi))])
-              > tol * scale):
+    free = (pos & ~np.isfinite(lo)) | (neg & ~np.isfinite(hi))
+    if np.any(np.abs(d[free]) > tol * scale + ROUNDING * (absA.T @ np.abs(y))[free]):
         return False
-    lower = y @ b + d[pos & np.isfinite(lo)] @ lo[pos & np.isfinite(lo)] + (
-        d[neg & np.isfinite(hi)] @ hi[neg & np.isfinite(hi)])
-    return bool(c @ x - lower <= tol * max(1.0, abs(c @ x)))
+    at_lo, at_hi = pos & np.isfinite(lo), neg & np.isfinite(hi)
+    terms = [y * b, d[at_lo] * lo[at_lo], d[at_hi] * hi[at_hi]]
+    lower = sum(float(t.sum()) for t in terms)
+    rounding = ROUNDING * (sum(float(np.abs(t).sum()) for t in terms) + np.abs(c) @ np.abs(x))
+    return bool(c @ x - lower <= tol * max(1.0, abs(c @ x)) + rounding)
+
+
+def _infeasible(A, b, bounds, ray, tol=1e-9):
+    """Whether the row multipliers ``ray`` (HiGHS' dual ray, either sign) prove
+    ``A x <= b`` with the column ``bounds`` infeasible (Farkas' lemma).
+
+    For ``y >= 0`` every feasible ``x`` has ``y.A x <= y.b``; if the smallest
+    value of ``(A^T y).x`` over the bounds exceeds ``y.b``, there is none. Terms
+    of an unbounded column whose coefficient is not 0 (to ``tol`` relative to
+    the largest) make the certificate void. Both signs of ``ray`` are tried,
+    clipped to ``y >= 0`` (any such ``y`` that passes is a certificate).
+    """
+    lo, hi = bounds[:, 0], bounds[:, 1]
+    for y in (np.maximum(ray, 0.0), np.maximum(-ray, 0.0)):
+        if not y.any():
+            continue
+        g = A.T @ y
+        scale = max(np.abs(g).max(initial=0.0), np.abs(y).max() * max(1.0, np.abs(b).max()))
+        g = np.where(np.abs(g) <= tol * scale, 0.0, g)
+        if np.any((g > 0) & ~np.isfinite(lo)) or np.any((g < 0) & ~np.isfinite(hi)):
+            continue
+        smallest = g[g > 0] @ lo[g > 0] + g[g < 0] @ hi[g < 0]
+        if smallest - y @ b > tol * max(1.0, scale * np.abs(np.r_[lo, hi])[
+                np.isfinite(np.r_[lo, hi])].max(initial=1.0)):
+            return True
+    return False
 
 
 def _highs_lp(api, A, cost, col_lower, col_upper, row_lower, row_upper):
@@ -232,12 +305,27 @@ def _highs_lp(api, A, cost, col_lower, col_upper, row_lower, row_upper):
     return model
 
 
+#: Pivots that one warm-started simplex run may take, per row and column of its LP
+#: (plus ``ITERATION_FLOOR``), before it stops undecided and the caller's exact route
+#: (a cold solve, or the primal LP) answers: a bound on a stalling run, never reached
+#: by an ordinary one (a cold solve of the whole LP takes about one pivot per row).
+ITERATIONS_PER_ROW_AND_COLUMN = 50
+ITERATION_FLOOR = 10_000
+
+
+def _limit_iterations(h, shape):
+    """Set HiGHS' simplex iteration limit of one run for an LP of ``shape``."""
+    h.setOptionValue("simplex_iteration_limit",
+                     int(ITERATION_FLOOR + ITERATIONS_PER_ROW_AND_COLUMN * sum(shape)))
+
+
 def _dual_simplex(api, model, A):
     """A silent HiGHS instance holding ``model`` (matrix ``A``), set for dual simplex
     restarts after changes of row bounds; HiGHS' scaling is off when the columns
     of ``A`` are already on one scale (standardised features next to unit entries:
-    scaling then only costs time)."""
+    scaling then only costs time). Each run is bounded by ``_limit_iterations``."""
     h = _new_highs(api[0])
+    _limit_iterations(h, A.shape)
     h.setOptionValue("simplex_strategy", 1)
     # only the first solve starts from scratch, and on these small duals HiGHS'
     # presolve costs it more than it saves (3.5 of 4.5 ms for a fold of n = 240);

@@ -9,9 +9,20 @@ relevance LP. Each answer is checked by its own certificate
 the check fails.
 """
 
+from collections import Counter
+
 import numpy as np
 
-from ._highs import _highs_lp, _new_highs, _optimal, _well_scaled, solve_lp
+from ._highs import (
+    LinearProgramError,
+    _highs_lp,
+    _infeasible,
+    _limit_iterations,
+    _new_highs,
+    _optimal,
+    _well_scaled,
+    solve_lp,
+)
 
 __all__ = ["WarmPrimal"]
 
@@ -25,6 +36,10 @@ class WarmPrimal:
     layout : OrdinalLayout
     api : tuple
         HiGHS' classes, as returned by ``_highs_api``.
+    fallbacks : collections.Counter or None
+        Where a solve settled cold counts (``"warm_start"``, and ``"lp_retry"``
+        for the cold solve's own retries); see
+        ``lupikit.relevance._engine.FALLBACKS``.
 
     Examples
     --------
@@ -43,9 +58,11 @@ class WarmPrimal:
     True
     """
 
-    def __init__(self, layout, api):
+    def __init__(self, layout, api, fallbacks=None):
         Highs, _, _, ModelStatus = api
+        self.status_infeasible = ModelStatus.kInfeasible
         self.lp = layout
+        self.fallbacks = Counter() if fallbacks is None else fallbacks
         self.status_optimal = ModelStatus.kOptimal
         A = layout.A
         m, n = A.shape
@@ -62,6 +79,7 @@ class WarmPrimal:
                           np.full(m, -np.inf), layout.rhs(0.0))
         h = _new_highs(Highs)
         h.setOptionValue("simplex_strategy", 4)  # primal simplex: costs change, basis stays feasible
+        _limit_iterations(h, A.shape)  # a stalling run is settled cold (see solve)
         if _well_scaled(A):
             # e.g. standardised features next to unit slacks: HiGHS' scaling then only
             # lengthens the pivot path
@@ -95,9 +113,16 @@ class WarmPrimal:
     def run_checked(self, A, b, c, bounds, rows=slice(None)):
         """Run HiGHS from its current basis; return ``(x, y)`` if it reports an
         optimum that passes :func:`_optimal` for ``min c.x, A x <= b`` (``rows``:
-        HiGHS' rows that ``A`` holds), else None."""
+        HiGHS' rows that ``A`` holds), False if it reports the LP infeasible with
+        a dual ray that proves it (:func:`_infeasible`), else None."""
         self.h.run()
-        if self.h.getModelStatus() != self.status_optimal:
+        status = self.h.getModelStatus()
+        if status == self.status_infeasible:
+            _, has_ray, ray = self.h.getDualRay()
+            if has_ray and _infeasible(A, b, bounds, np.asarray(ray)[rows]):
+                return False
+            return None
+        if status != self.status_optimal:
             return None
         sol = self.h.getSolution()
         x = np.empty(self.order.size)
@@ -117,13 +142,26 @@ class WarmPrimal:
         for c, what in zip(costs, whats or ["ordinal regression LP"] * len(costs)):
             self.h.changeColsCost(self.idx.size, self.idx, c[self.order])
             answer = self.run_checked(A, b, c, lp.bounds, rows)
-            if answer is not None:
+            if answer:  # (never False: the model is feasible)
                 out.append(answer[0])
                 continue
             # not solved, or a warm start's wrong answer (see solve): from scratch,
             # which raises a LinearProgramError if it really fails
-            out.append(solve_lp(c, A, b, lp.bounds, what=what).x)
+            out.append(self._cold(c, A, b, lp.bounds, what).x)
         return out
+
+    def _cold(self, c, A, b, bounds, what):
+        """The exact route of a failed warm start: a cold solve (counted); interior point
+        first if the warm start ended undecided (numerical difficulties)."""
+        self.fallbacks["warm_start"] += 1
+        undecided = self.h.getModelStatus() not in (self.status_optimal, self.status_infeasible)
+        try:
+            res = solve_lp(c, A, b, bounds, what=what, ipm_first=undecided)
+        except LinearProgramError as exc:
+            self.fallbacks["lp_retry"] += exc.retries
+            raise
+        self.fallbacks["lp_retry"] += res.retries
+        return res
 
     def solve(self, c, bounds, budget, *, probe=None, what="LP"):
         """``(min c.x, x)`` over the budget set with column ``bounds``; ``probe`` (a
@@ -151,6 +189,10 @@ class WarmPrimal:
         self.h.setBasis(self.base_basis)
         b = lp.rhs(budget)
         answer = self.run_checked(lp.A, b, c, bounds)
+        if answer is False:
+            raise LinearProgramError(
+                f"The {what} is infeasible (HiGHS' warm-started solve, with a dual ray "
+                "that proves it).", 2)
         if answer is not None:
             x, y = answer
             # the budget row's multiplier: -1/tau at the frontier's point of this LP
@@ -161,6 +203,6 @@ class WarmPrimal:
         # wrong answer optimal (HiGHS issues 3194 and 3294; _optimal checks it):
         # settle it with a cold solve, which raises a LinearProgramError naming the
         # problem if it really fails
-        res = solve_lp(c, lp.A, b, bounds, what=what)
+        res = self._cold(c, lp.A, b, bounds, what)
         self.budget_dual = 0.0  # unknown here: no certificates from this LP
         return res.fun, res.x
