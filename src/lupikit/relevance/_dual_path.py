@@ -397,16 +397,18 @@ class DualPath:
         act = self.M @ u  # row activities, against the untilted bounds
         if j is not None:
             act[j] -= shift
-        tol0 = 1e-8 * max(1.0, abs(shift))
-        tol = tol0 + ROUNDING * (self.absM @ np.abs(u))
+        tol = 1e-8 * max(1.0, abs(shift))
         # a fold's held-out samples (see model_path) have the box [0, 0]
         box = C if self._active is None else np.where(self._active, C, 0.0)
-        feasible = (np.all(self.lo - act <= tol) and np.all(act - self.hi <= tol)
-                    and u.min() >= -tol0 and np.all(u[:R] <= box + tol0))
-        value = self.margin_rhs @ u[:R]
-        rounding = ROUNDING * (np.abs(self.margin_rhs) @ u[:R] + abs(f) + abs(shift * w[j] if j
-                                                                            is not None else 0))
-        return bool(feasible) and value - lower <= 1e-8 * max(1.0, abs(f)) + rounding
+        if u.min() < -tol or np.any(u[:R] > box + tol):
+            return False
+        excess = np.maximum(self.lo - act, act - self.hi) - tol
+        # (the rounding allowances are computed only where a comparison fails without them)
+        if np.any(excess > 0) and np.any(excess > ROUNDING * (self.absM @ np.abs(u))):
+            return False
+        gap = self.margin_rhs @ u[:R] - lower - 1e-8 * max(1.0, abs(f))
+        return bool(gap <= 0 or gap <= ROUNDING * (
+            np.abs(self.margin_rhs) @ u[:R] + abs(f) + abs(lower + f)))
 
     def load_probe(self, values):
         """Put ``values`` (length n) into the probe slot and switch it on."""
