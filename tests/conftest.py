@@ -23,8 +23,10 @@ _COMMON = dict(derandomize=True, database=None, deadline=None, print_blob=True,
                                       HealthCheck.filter_too_much])
 #: The default: a few examples per property, deterministic, fast enough for CI.
 settings.register_profile("ci", max_examples=15, **_COMMON)
-#: ``LUPIKIT_HYPOTHESIS=slow``: many more examples (minutes per property).
-settings.register_profile("slow", max_examples=300, **_COMMON)
+#: ``LUPIKIT_HYPOTHESIS=slow``: many more examples (minutes per property); their number
+#: can be set with ``LUPIKIT_HYPOTHESIS_EXAMPLES`` (default 300).
+settings.register_profile("slow", max_examples=int(os.environ.get("LUPIKIT_HYPOTHESIS_EXAMPLES",
+                                                                  300)), **_COMMON)
 settings.load_profile(os.environ.get("LUPIKIT_HYPOTHESIS", "ci"))
 
 

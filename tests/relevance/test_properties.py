@@ -14,7 +14,7 @@ features. The properties:
   solved from scratch).
 
 ``LUPIKIT_HYPOTHESIS=slow`` runs many more examples, on larger problems
-(up to n = 400 and d = 150, where the dual route's row generation and
+(up to n = 300 and d = 120, where the dual route's row generation and
 screening take over).
 """
 
@@ -32,7 +32,7 @@ from properties import examples
 pytestmark = pytest.mark.property
 
 SLOW = os.environ.get("LUPIKIT_HYPOTHESIS") == "slow"
-N_MAX, D_MAX = (400, 150) if SLOW else (160, 12)
+N_MAX, D_MAX = (300, 120) if SLOW else (160, 12)
 
 
 @st.composite
