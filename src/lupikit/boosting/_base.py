@@ -4,9 +4,10 @@ The estimators run on one of two engines: ``"hist"`` (XGBoost's histogram
 trees on soft labels, :mod:`._hist` and :mod:`._hist_dask`) or ``"exact"``,
 implemented here. One stage of the exact engine fits, for every tree-space column ``k``, a scikit-learn
 :class:`~sklearn.tree.DecisionTreeRegressor` to the negative gradient (the
-same squared-error trees that :class:`~sklearn.ensemble.GradientBoostingClassifier`
-grows), then optionally replaces each leaf value by a Newton step
-``sum(g) / sum(h)`` over the leaf. ``X`` is converted once to a C-contiguous
+regression trees that :class:`~sklearn.ensemble.GradientBoostingClassifier`
+grows, up to the breaking of ties between splits of equal gain, see the Notes
+of :class:`~lupikit.boosting.PrivilegedBoostingClassifier`), then optionally
+replaces each leaf value by a Newton step ``sum(g) / sum(h)`` over the leaf. ``X`` is converted once to a C-contiguous
 float32 array and trees are fitted with ``check_input=False``.
 """
 
@@ -83,8 +84,9 @@ def _seeds(random_state):
     """Random streams shared by the boosting estimators.
 
     The student's trees draw from ``check_random_state(random_state)`` exactly
-    as :class:`~sklearn.ensemble.GradientBoostingClassifier` does (so
-    ``mode="nf"`` reproduces it tree for tree); the privileged model gets an
+    as :class:`~sklearn.ensemble.GradientBoostingClassifier` does (so that
+    ``mode="nf"`` grows its trees, up to the breaking of ties between splits of
+    equal gain); the privileged model gets an
     independent seed that does not consume the student's stream for an int or
     None ``random_state``.
     """

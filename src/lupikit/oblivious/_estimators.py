@@ -9,28 +9,62 @@ oblivious Gram matrix :math:`O`; ``markov=True`` ("M-Oblivious") trains the
 standard kernel method on :math:`K` and only maps the *new* points to oblivious
 features at prediction time.
 
-For the classifier the fitting part always holds every class of ``y``: a
-random split that misses one is repaired by swapping points between the two
-parts (see ``split`` in :class:`ObliviousSVC`).
+With a discrete partition of ``S`` the estimation part always holds every
+sensitive group (else its conditional mean could not be estimated), and for
+the classifier the fitting part always holds every class of ``y``; a random
+split keeps them whenever some split of the requested sizes does, and
+otherwise :meth:`fit` raises a ValueError saying what would be needed (see
+``split`` and :mod:`._split`).
 """
 
+import warnings
 from numbers import Real
 
 import numpy as np
 from scipy import linalg
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin, _fit_context
 from sklearn.metrics import accuracy_score, r2_score
-from sklearn.model_selection import train_test_split
 from sklearn.svm import SVC
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, check_random_state, validate_data
 
 from .._validation import POSITIVE, check_sensitive_features
+from ._ferm import _smo_max_iter
 from ._kernel import OBLIVIOUS_KERNEL_PARAMS, ObliviousKernel
-from ._partition import _check_grid_range_param
+from ._partition import _check_grid_range_param, auto_kind
+from ._split import check_ordered_split, random_split
 
 __all__ = ["ObliviousRidge", "ObliviousSVC"]
+
+
+def _ridge_dual(M, alpha, y):
+    """Dual ridge coefficients :math:`(M + \\alpha I)^{-1} y` of a PSD Gram matrix ``M``
+    (overwritten).
+
+    A Cholesky solve; when ``M + alpha I`` is numerically singular (``alpha``
+    below the rounding error of a large-scale ``M``, whose smallest
+    eigenvalues rounding may even make negative), the same solution from the
+    eigendecomposition of ``M``, its eigenvalues clipped at 0 (``M`` is PSD),
+    with a :class:`scipy.linalg.LinAlgWarning`.
+    """
+    diag = np.diag_indices_from(M)
+    M[diag] += alpha  # in place: M is the caller's scratch matrix
+    try:
+        return linalg.solve(M, y, assume_a="pos")
+    except linalg.LinAlgError:
+        M[diag] -= alpha
+    lam, V = linalg.eigh(0.5 * (M + M.T))
+    lam = np.maximum(lam, 0.0)
+    warnings.warn(
+        f"The ridge system is numerically singular (alpha={alpha!r} against a Gram matrix "
+        f"of scale {lam.max():.3g}); solved by an eigendecomposition instead. Rescale X "
+        "or raise alpha.",
+        linalg.LinAlgWarning,
+        stacklevel=3,
+    )
+    shape = (-1,) + (1,) * (np.ndim(y) - 1)
+    return V @ ((V.T @ y) / (lam + alpha).reshape(shape))
 
 
 class _ObliviousBase(BaseEstimator):
@@ -61,7 +95,9 @@ class _ObliviousBase(BaseEstimator):
     def _split_fit(self, X, y, sensitive_features, keep_classes=False):
         """Split, fit the oblivious kernel and return the training matrix.
 
-        With ``keep_classes`` the fitting part holds every class of ``y``.
+        With ``keep_classes`` the fitting part holds every class of ``y``;
+        with a discrete partition (and ``handle_unknown="error"``) the
+        estimation part holds every sensitive group (see :mod:`._split`).
         """
         _check_grid_range_param(self.grid_range, type(self).__name__)
         S = check_sensitive_features(sensitive_features, X.shape[0])
@@ -74,36 +110,29 @@ class _ObliviousBase(BaseEstimator):
                 f"estimation_fraction={frac!r} leaves no point for estimation "
                 f"or for fitting with {n} samples."
             )
+        # partition=None: the kind is chosen on the whole training sample, so
+        # that both parts are cut alike
+        partition = self.partition
+        if partition is None:
+            partition = auto_kind(S, self.n_bins)
+        discrete = partition == "discrete"
+        required = self.handle_unknown == "error"
+        y_cls = y if keep_classes else None
         if frac == 1.0:
             est_idx = fit_idx = idx
         elif self.split == "ordered":
             # the authors' ObliviousData: first rows fit, last rows estimate
             fit_idx, est_idx = idx[: n - n_est], idx[n - n_est:]
-            if keep_classes:
-                missing = np.setdiff1d(np.unique(y), y[fit_idx])
-                if missing.size:
-                    raise ValueError(
-                        f"split='ordered' fits on the first {n - n_est} rows, which "
-                        f"hold no sample of class(es) {missing.tolist()} of y; every "
-                        "class must be in the fitting part. Reorder the rows, use "
-                        "split='random' or estimation_fraction=1.0."
-                    )
+            check_ordered_split(fit_idx, est_idx, S, discrete, required, y_cls)
         else:
             rng = check_random_state(self.random_state)
-            strat = None
-            # keep every group in the estimation part for discrete S
-            _, inv, cnt = np.unique(S, axis=0, return_inverse=True, return_counts=True)
-            inv = inv.ravel()
-            if cnt.size <= max(2, min(n_est, n - n_est) // 2) and cnt.min() >= 2:
-                strat = inv
             seed = rng.randint(np.iinfo(np.int32).max)
-            est_idx, fit_idx = train_test_split(
-                idx, train_size=n_est, random_state=seed, stratify=strat
-            )
-            if keep_classes:
-                est_idx, fit_idx = self._keep_classes(est_idx, fit_idx, y, inv, seed)
-            est_idx, fit_idx = np.sort(est_idx), np.sort(fit_idx)
-        kernel = ObliviousKernel(**self._kernel_params()).fit(X[est_idx], S[est_idx])
+            est_idx, fit_idx = random_split(n, n_est, seed=seed, frac=frac, S=S,
+                                            discrete=discrete, groups_required=required,
+                                            y=y_cls)
+        params = self._kernel_params()
+        params["partition"] = partition
+        kernel = ObliviousKernel(**params).fit(X[est_idx], S[est_idx])
         X_fit, S_fit = X[fit_idx], S[fit_idx]
         if self.markov:
             M = kernel._k(X_fit)
@@ -116,42 +145,6 @@ class _ObliviousBase(BaseEstimator):
         self.X_fit_ = X_fit
         self.S_fit_ = S_fit
         return M, (None if y is None else y[fit_idx])
-
-    @staticmethod
-    def _keep_classes(est_idx, fit_idx, y, groups, seed):
-        """Move a point of each class missing from the fitting part into it.
-
-        Each missing class swaps one of its points in the estimation part with
-        a point of the fitting part whose class is there at least twice,
-        chosen in the same sensitive group when possible (so the group counts
-        of both parts, i.e. the stratification by ``S``, are unchanged). A
-        split already holding every class is returned unchanged.
-
-        Raises
-        ------
-        ValueError
-            If the fitting part has fewer points than ``y`` has classes.
-        """
-        classes = np.unique(y)
-        missing = np.setdiff1d(classes, y[fit_idx])
-        if missing.size == 0:
-            return est_idx, fit_idx
-        if fit_idx.size < classes.size:
-            raise ValueError(
-                f"The fitting part of the split has {fit_idx.size} samples, fewer than "
-                f"the {classes.size} classes of y; every class must be in it. Lower "
-                "estimation_fraction or use estimation_fraction=1.0."
-            )
-        rng = np.random.RandomState(seed)
-        est_idx, fit_idx = est_idx.copy(), fit_idx.copy()
-        for c in missing:
-            e = rng.choice(np.flatnonzero(y[est_idx] == c))
-            _, inv, cnt = np.unique(y[fit_idx], return_inverse=True, return_counts=True)
-            spare = cnt[inv.ravel()] >= 2
-            same = spare & (groups[fit_idx] == groups[est_idx[e]])
-            f = rng.choice(np.flatnonzero(same if same.any() else spare))
-            est_idx[e], fit_idx[f] = fit_idx[f], est_idx[e]
-        return est_idx, fit_idx
 
     def _cross(self, X, sensitive_features):
         check_is_fitted(self, self._fitted_attr)
@@ -175,7 +168,10 @@ class ObliviousRidge(RegressorMixin, _ObliviousBase):
     Parameters
     ----------
     alpha : float, default=1.0
-        Ridge parameter :math:`\\lambda > 0` (finite).
+        Ridge parameter :math:`\\lambda > 0` (finite). If ``alpha`` is below
+        the rounding error of the Gram matrix (a badly scaled ``X``), the
+        system is solved by an eigendecomposition with a
+        :class:`scipy.linalg.LinAlgWarning`.
     kernel, gamma, degree, coef0, n_bins, partition, grid_range, empty_cell, handle_unknown
         Passed to :class:`ObliviousKernel`.
     markov : bool, default=False
@@ -190,6 +186,15 @@ class ObliviousRidge(RegressorMixin, _ObliviousBase):
         ``n - round(estimation_fraction * n)`` rows fitting and the remaining
         last rows estimating, as in the authors' code
         (https://github.com/azalk/Oblivious, ``ObliviousClass.py``).
+
+        With a discrete partition (``partition=None`` decides on the whole
+        training sample) and ``handle_unknown="error"`` every sensitive group
+        must be in the estimation part. The random split guarantees it
+        whenever the estimation part has at least as many rows as there are
+        groups, and also keeps every group with two or more rows in the
+        fitting part where the sizes allow; the split of earlier versions is
+        kept unchanged when it already does all this. ``split="ordered"``
+        cannot be repaired and raises a ValueError instead.
     random_state : int, RandomState or None, default=None
         Seeds the estimation / fitting split (``split="random"``).
 
@@ -198,6 +203,11 @@ class ObliviousRidge(RegressorMixin, _ObliviousBase):
     sklearn.utils._param_validation.InvalidParameterError
         From :meth:`fit`, for an invalid parameter (NaN and infinity included);
         a :class:`ValueError` naming the parameter.
+    ValueError
+        From :meth:`fit`, if no split of the requested sizes holds every
+        sensitive group in the estimation part; the message names the
+        smallest group (its value and size) and the ``estimation_fraction``
+        that would do.
 
     Attributes
     ----------
@@ -284,8 +294,7 @@ class ObliviousRidge(RegressorMixin, _ObliviousBase):
         """
         X, y = validate_data(self, X, y, dtype=np.float64, multi_output=True, y_numeric=True)
         M, y_fit = self._split_fit(X, y, sensitive_features)
-        M[np.diag_indices_from(M)] += self.alpha
-        self.dual_coef_ = linalg.solve(M, y_fit, assume_a="pos")
+        self.dual_coef_ = _ridge_dual(M, float(self.alpha), y_fit)
         return self
 
     def predict(self, X, sensitive_features=None):
@@ -352,16 +361,24 @@ class ObliviousSVC(ClassifierMixin, _ObliviousBase):
         ``ObliviousClass.py``; with ``estimation_fraction=0.5``, the first
         half trains and the second half estimates).
 
-        The training part always holds every class of ``y``. If the random
-        split misses one, one of its points is swapped with a point of the
-        training part (of a class present there at least twice, from the same
-        sensitive group when possible). A split that already holds every class
-        is not changed. ``split="ordered"`` cannot be repaired and raises a
-        ValueError instead.
+        The training part always holds every class of ``y`` and, with a
+        discrete partition (``partition=None`` decides on the whole training
+        sample) and ``handle_unknown="error"``, the estimation part every
+        sensitive group. The random split guarantees both whenever some
+        split of the requested sizes does, and also keeps every group with
+        two or more rows in the training part where the sizes allow. The
+        split of earlier versions (a random split stratified by ``S``, a
+        missing class swapped in from the estimation part) is kept unchanged
+        when it already does all this. ``split="ordered"`` cannot be repaired
+        and raises a ValueError instead.
     class_weight : dict, "balanced" or None, default=None
         Passed to :class:`~sklearn.svm.SVC`.
     tol : float, default=1e-3
-        SVC stopping tolerance (finite, > 0).
+        SVC stopping tolerance (finite, > 0). libsvm's SMO needs about
+        ``C`` times the kernel's scale iterations; it is stopped, with a
+        :class:`~sklearn.exceptions.ConvergenceWarning`, after
+        ``max(10**7, 100 * n_fit)`` (as in :class:`FERM`), so that a badly
+        scaled ``X`` (e.g. a column in the thousands) cannot run for hours.
     random_state : int, RandomState or None, default=None
         Seeds the estimation / training split (``split="random"``).
 
@@ -370,6 +387,11 @@ class ObliviousSVC(ClassifierMixin, _ObliviousBase):
     sklearn.utils._param_validation.InvalidParameterError
         From :meth:`fit`, for an invalid parameter (NaN and infinity included);
         a :class:`ValueError` naming the parameter.
+    ValueError
+        From :meth:`fit`, if no split of the requested sizes holds every class
+        in the training part and every sensitive group in the estimation
+        part; the message says which, names the smallest group (its value and
+        size) and the ``estimation_fraction`` that would do.
 
     Attributes
     ----------
@@ -462,8 +484,11 @@ class ObliviousSVC(ClassifierMixin, _ObliviousBase):
         X, y = validate_data(self, X, y, dtype=np.float64)
         check_classification_targets(y)
         M, y_fit = self._split_fit(X, y, sensitive_features, keep_classes=True)
+        # SMO needs about C * k(x, x) iterations: bounded as in FERM, so that a badly
+        # scaled X ends with a ConvergenceWarning instead of running for hours
         self.svc_ = SVC(
-            C=self.C, kernel="precomputed", class_weight=self.class_weight, tol=self.tol
+            C=self.C, kernel="precomputed", class_weight=self.class_weight, tol=self.tol,
+            max_iter=_smo_max_iter(M.shape[0]),
         ).fit(M, y_fit)
         self.classes_ = self.svc_.classes_
         return self

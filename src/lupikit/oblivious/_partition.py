@@ -53,6 +53,17 @@ def _check_grid_range_param(grid_range, owner):
         raise InvalidParameterError(f"The 'grid_range' parameter of {owner}: {exc}") from None
 
 
+def auto_kind(S, n_bins):
+    """The kind ``partition=None`` chooses for the sample ``S`` (2-D, float).
+
+    ``"discrete"`` when every column is integer-valued with at most ``n_bins``
+    distinct values (group labels such as 0/1), ``"grid"`` otherwise.
+    """
+    is_int = np.all(S == np.round(S))
+    few = all(np.unique(S[:, j]).size <= n_bins for j in range(S.shape[1]))
+    return "discrete" if (is_int and few) else "grid"
+
+
 class CellPartition:
     """Assign sensitive values to the cells of a partition.
 
@@ -137,9 +148,7 @@ class CellPartition:
         else:
             kind = self.partition
             if kind is None:
-                is_int = np.all(S == np.round(S))
-                few = all(np.unique(S[:, j]).size <= self.n_bins for j in range(S.shape[1]))
-                kind = "discrete" if (is_int and few) else "grid"
+                kind = auto_kind(S, self.n_bins)
             self.kind_ = kind
             if kind == "discrete":
                 self.categories_ = np.unique(S, axis=0)
