@@ -84,7 +84,7 @@ def solve_lp(c, A, b, bounds, *, what="linear program", options=None, ipm_first=
 
     HiGHS' default (dual simplex after presolve) solves first; if it ends
     undecided (iteration limit, or numerical difficulties with model status
-    "Unknown"), the LP is solved again by each route of :data:`RETRIES` in
+    "Unknown"), the LP is solved again by each route of ``RETRIES`` in
     turn until one decides it. ``res.retries`` counts those extra solves.
     ``ipm_first=True`` puts HiGHS' default last (for an LP on which a simplex
     solve already ended undecided).
@@ -101,7 +101,7 @@ def solve_lp(c, A, b, bounds, *, what="linear program", options=None, ipm_first=
     options : dict or None
         Extra HiGHS options passed to ``scipy.optimize.linprog``.
     ipm_first : bool
-        Try the routes of :data:`RETRIES` before HiGHS' default.
+        Try the routes of ``RETRIES`` before HiGHS' default.
 
     Returns
     -------
