@@ -10,7 +10,11 @@ Classifiers (scikit-learn API, ``fit(X, y, privileged_features=...)``):
 
 Every fitted model exposes its dual QPs in standard form (``dual_problems_``),
 the primal solution recovered from them (``primal_``), the duality gap and the
-KKT residuals. Solvers: ``"smo"`` (:func:`smo_solve`) and ``"cvxopt"``.
+KKT residuals. Solvers: ``"smo"`` (:func:`smo_solve`) and ``"cvxopt"``. Every
+fit is certified: a recovered primal whose duality gap or KKT residuals exceed
+``tol`` is polished, and what still fails raises a ``ConvergenceWarning``;
+wherever a fast route of the solvers fails an exact one takes over, counted in
+``fallbacks_``.
 :class:`PCAPrivileged` derives privileged features from ``X`` when no expert
 provides them (Section 5.1).
 

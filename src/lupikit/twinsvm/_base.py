@@ -13,9 +13,11 @@ declares ``_parameter_constraints`` (extending the base class's dict) and
 """
 
 import contextlib
+import warnings
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
@@ -23,7 +25,8 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from .._validation import (KERNEL, KERNEL_PARAMS, GAMMA, POSITIVE, POSITIVE_INT,
                            check_kernel_output, check_privileged_features)
 from ..kernels import kernel_matrix, resolve_gamma
-from ._qp import SOLVERS
+from ._qp import (FALLBACK_KEYS, SOLVERS, certificate_failures, no_fallbacks, refine_dual,
+                  rounding_floor, solve_dual)
 from ._smo import _blas_controller
 
 __all__ = ["BaseLUPIClassifier"]
@@ -31,12 +34,52 @@ __all__ = ["BaseLUPIClassifier"]
 #: fits on at most this many samples run with one BLAS thread (see ``fit``)
 _SINGLE_THREAD_MAX_SAMPLES = 3000
 
+#: polishing rounds at most for a dual whose recovered primal fails its
+#: certificate (each an SMO solve from the current solution, tighter ``tol``)
+_MAX_POLISH = 3
+
 #: constraints of the hyperparameters of the privileged estimators' correcting space
 PRIVILEGED_PARAMS = {
     "correction_weight": [POSITIVE],
     "privileged_kernel": [*KERNEL, None],
     "privileged_gamma": GAMMA,
 }
+
+
+def _abs_matvec(K, c, block=512):
+    """``|K| @ |c|`` in row blocks (no full-size temporary)."""
+    c = np.abs(c)
+    out = np.empty(K.shape[0])
+    for i in range(0, K.shape[0], block):
+        out[i:i + block] = np.abs(K[i:i + block]) @ c
+    return out
+
+
+def _primal_rounding(terms, objective, C):
+    """Estimated rounding errors of a primal recovered in kernel form.
+
+    ``terms`` lists ``(weight, coef, K, eta, loss_rows)`` for each function
+    ``f = K coef + b`` of the primal: its squared norm enters the objective
+    as ``weight * coef'K coef`` (plus ``weight * |eta|^2`` for ``eta =
+    (rows, values)``, the values of ``f`` on those rows, if not None) and
+    ``C sum`` of a loss of ``f`` over ``loss_rows`` (None: no loss). The
+    computed ``f`` is off by about ``eps (|K||coef|)_j`` on row ``j``:
+    large when the kernel is badly scaled and the expansion cancels. Returns
+    ``{"gap": relative error of the objective, "feasibility": absolute error
+    of a constraint}`` (times a safety factor of 4).
+    """
+    eps = 4 * np.finfo(np.float64).eps
+    err, feas = 0.0, 0.0
+    for weight, c, K, eta, loss_rows in terms:
+        u = _abs_matvec(K, c)
+        err += weight * float(np.abs(c) @ u)
+        if eta is not None:
+            rows, values = eta
+            err += 2.0 * weight * float(u[rows] @ np.abs(values))
+        if loss_rows is not None:
+            err += C * float(u[loss_rows].sum())
+            feas = max(feas, float(u[loss_rows].max(initial=0.0)))
+    return {"gap": eps * err / max(1.0, abs(objective)), "feasibility": eps * feas}
 
 
 class _KernelSpec:
@@ -63,12 +106,14 @@ class _KernelSpec:
 
 
 class BaseLUPIClassifier(ClassifierMixin, BaseEstimator):
-    """Base class: subclasses implement ``_fit_binary(X, Xs, y01)``.
+    """Base class: subclasses implement ``_fit_binary(X, Xs, y01, label)``.
 
     ``_fit_binary`` returns an object with ``decision_function(X)`` (positive
     for the positive class) and the attributes ``dual_problems``, ``primal``,
-    ``duality_gap`` and ``kkt_residuals``. Subclasses extend
-    ``_parameter_constraints`` with their own hyperparameters.
+    ``duality_gap`` and ``kkt_residuals``; ``label`` names the binary
+    problem in warnings. Each dual QP goes through :meth:`_solve_certified`.
+    Subclasses extend ``_parameter_constraints`` with their own
+    hyperparameters.
     """
 
     _uses_privileged = False
@@ -118,6 +163,7 @@ class BaseLUPIClassifier(ClassifierMixin, BaseEstimator):
                 pk, self.privileged_gamma, self.degree, self.coef0, Xs, name="privileged_kernel"
             )
         n_classes = self.classes_.shape[0]
+        names = [repr(c) for c in self.classes_.tolist()]
         if n_classes == 2:
             problems = [(1, 0)]
         elif self.multi_class == "ovo":
@@ -138,15 +184,110 @@ class BaseLUPIClassifier(ClassifierMixin, BaseEstimator):
                 if neg is None:
                     idx = np.arange(X.shape[0])
                     y01 = (y_idx == pos).astype(int)
+                    label = f"class {names[pos]} vs the rest"
                 else:
                     idx = np.flatnonzero((y_idx == pos) | (y_idx == neg))
                     y01 = (y_idx[idx] == pos).astype(int)
+                    label = f"classes {names[pos]} (positive) vs {names[neg]}"
                 models.append(
-                    self._fit_binary(X[idx], None if Xs is None else Xs[idx], y01)
+                    self._fit_binary(X[idx], None if Xs is None else Xs[idx], y01, label=label)
                 )
         self.models_ = models
         self.n_iter_ = np.array([qp["n_iter"] for m in models for qp in m.dual_problems])
         return self
+
+    # ------------------------------------------------------ certified solve
+    def _solve_certified(self, qp, recover, where, partner=None):
+        """Solve the dual ``qp``, recover its primal and certify it.
+
+        ``recover(qp)`` returns ``(primal, kkt, gap, rounding)`` for the
+        current solution: the primal (a dict with ``"primal_objective"``),
+        its KKT residuals, the relative duality gap and a function returning
+        the estimated rounding errors of the recovery
+        (:func:`_primal_rounding`, computed only for a warning). The
+        certificate (:func:`~._qp.certificate_failures`) asks for a gap and
+        KKT residuals -- primal feasibility above all -- at most ``tol``. A
+        solution that fails it is polished: :func:`~._qp.refine_dual`
+        re-solves the dual from it (a Newton step on its free face, then SMO
+        if needed) at a tolerance tightened by the factor of the excess,
+        down to the rounding floor of the QP, at most ``_MAX_POLISH`` times;
+        each round is counted in ``fallbacks_["polish"]``. A solver stopped
+        by the caller's ``max_iter`` is not polished (the cap is the
+        caller's). The rounding estimates only shape the warning: they are
+        bounds, often far above the actual error, and polishing is cheap.
+
+        One :class:`~sklearn.exceptions.ConvergenceWarning` per dual QP
+        reports what remains: a solver stopped at ``max_iter``, and every
+        failed check with its value and tolerance, naming the estimator,
+        the sub-problem ``where`` and, when it explains the failure, the
+        rounding error of the problem.
+
+        Returns
+        -------
+        primal, kkt, gap : the recovered primal of the final solution.
+        """
+        solve_dual(qp, self.solver, tol=self.tol, max_iter=self.max_iter, partner=partner,
+                   warn=False)
+        primal, kkt, gap, rounding = recover(qp)
+        bad = certificate_failures(gap, kkt, self.tol)
+        capped = not qp["converged"] and self.max_iter is not None
+        smo_tol, rounds = float(self.tol), 0
+        n = qp["q"].size
+        # SMO creeps where the face step of the polish finishes: a modest cap
+        max_iter = self.max_iter if self.max_iter is not None else max(500, 5 * n)
+        while bad and not capped and rounds < _MAX_POLISH:
+            grad_floor, _ = rounding_floor(qp)
+            excess = max(value / t if np.isfinite(value) else np.inf for _, value, t in bad)
+            new_tol = max(smo_tol / min(max(2.0 * excess, 10.0), 1e6), 2.0 * grad_floor)
+            if rounds and new_tol >= smo_tol and qp["converged"]:
+                break  # at the rounding floor: SMO cannot do better
+            smo_tol = min(new_tol, smo_tol)
+            refine_dual(qp, smo_tol, max_iter=max_iter, partner=partner)
+            primal, kkt, gap, rounding = recover(qp)
+            bad = certificate_failures(gap, kkt, self.tol)
+            rounds += 1
+        if bad or capped:
+            self._warn_uncertified(qp, primal, rounding, bad, where, rounds, capped)
+        return primal, kkt, gap
+
+    @staticmethod
+    def _rounding_explains(qp, primal, rounding, bad):
+        """Whether the estimated rounding errors reach the tolerance of every
+        failed check (then the failure may be the arithmetic's, not the
+        solver's)."""
+        grad_floor, obj_floor = rounding_floor(qp)
+        gap_floor = max(rounding["gap"],
+                        obj_floor / max(1.0, abs(float(primal["primal_objective"]))))
+        other_floor = max(rounding["feasibility"], grad_floor)
+        return all((gap_floor if name == "duality gap" else other_floor) >= 0.5 * t
+                   for name, _, t in bad)
+
+    def _warn_uncertified(self, qp, primal, rounding, bad, where, rounds, capped):
+        parts = [f"{type(self).__name__}: the dual QP of {where}"]
+        if capped and qp["solver"] == "cvxopt":
+            parts.append(f": cvxopt stopped with status {qp.get('status')!r} after "
+                         f"{qp['n_iter']} iterations (max_iter={self.max_iter})")
+        elif capped:
+            parts.append(f": SMO did not converge in max_iter={self.max_iter} iterations "
+                         f"(KKT violation {qp.get('violation', np.nan):.3g} > tol={self.tol:g})")
+        if bad:
+            checks = "; ".join(f"{name} {value:.3g} > tolerance {t:.3g}"
+                               for name, value, t in bad)
+            how = f" after {rounds} polishing round(s) by SMO" if rounds else ""
+            parts.append(f"{';' if capped else ':'} the primal recovered from it fails its "
+                         f"certificate{how} (solver={self.solver!r}, tol={self.tol:g}): {checks}")
+        parts.append(".")
+        rounding = rounding()
+        if bad and self._rounding_explains(qp, primal, rounding, bad):
+            grad_floor, obj_floor = rounding_floor(qp)
+            floor = max(rounding["gap"], rounding["feasibility"], grad_floor,
+                        obj_floor / max(1.0, abs(float(primal["primal_objective"]))))
+            parts.append(f" Rounding error alone may reach {floor:.1g} on this problem (a "
+                         "badly scaled kernel matrix, a tiny reg or a very large C): "
+                         "standardise the features, increase reg or decrease C.")
+        else:
+            parts.append(" Increase max_iter or tol.")
+        warnings.warn("".join(parts), ConvergenceWarning, stacklevel=4)
 
     # --------------------------------------------------------- fitted info
     def _collect(self, name):
@@ -174,6 +315,27 @@ class BaseLUPIClassifier(ClassifierMixin, BaseEstimator):
     def kkt_residuals_(self):
         """KKT residuals of the primal/dual pair (dict; see the user guide)."""
         return self._collect("kkt_residuals")
+
+    @property
+    def fallbacks_(self):
+        """How many times a fast route failed and an exact one took over, over
+        all the dual QPs of the fit: a dict with the keys
+        ``"interior_point"`` and ``"active_set"`` (a phase of SMO raised or
+        returned an unusable point; plain SMO went on), ``"face_newton"``
+        (the Newton steps on the free face of a polish; SMO's point was
+        kept), ``"cvxopt"`` (cvxopt raised or stalled without an optimal
+        status; SMO solved the QP), ``"warm_start"`` (a polish could not
+        start from the solution; SMO started from the QP's ``x0``) and
+        ``"polish"`` (rounds in which a recovered primal failed its
+        certificate and the dual was re-solved from its solution at a
+        tighter tolerance)."""
+        check_is_fitted(self, "models_")
+        total = no_fallbacks()
+        for m in self.models_:
+            for qp in m.dual_problems:
+                for key in FALLBACK_KEYS:
+                    total[key] += int(qp.get("fallbacks", {}).get(key, 0))
+        return total
 
     @property
     def fit_time_(self):

@@ -47,6 +47,16 @@ put exactly on the bounds it identifies (crossover), and SMO with the
 active-set phase finishes from there, usually in no iteration at all. A dual
 that SMO solves in a few times ``n`` iterations never reaches it.
 
+Both phases are fast routes that can fail (a factorisation that breaks
+down, a crossover that misidentifies the active bounds, rounding that leaves
+an infeasible or worse point). Every result of a phase is checked before it
+is kept: finite, inside the box, on ``A z = b`` to rounding, a gradient that
+matches ``P z + q`` on the moved variables, and an objective no higher than
+before. A phase that raises or fails a check leaves the iterate as it was
+(the active-set phase is then switched off for the rest of the solve), plain
+SMO finishes the solve, and the fallback is counted in the result's
+``fallbacks`` (``{"interior_point": k, "active_set": k}``).
+
 The steps (working-set selection with and without equality constraints, the
 line searches, the active-set and interior-point phases) are the methods of
 ``_SMOState``; ``_smo_impl`` is the loop that runs them.
@@ -81,9 +91,11 @@ class SMOResult(dict):
 
     Keys: ``x`` (solution), ``objective``, ``n_iter`` (SMO iterations),
     ``n_ipm_iter`` (iterations of the interior-point phase, 0 if it did not
-    run), ``converged``, ``violation`` (final maximal KKT violation) and
+    run), ``converged``, ``violation`` (final maximal KKT violation),
     ``trace`` (list of ``(iteration, objective, violation)``, empty unless
-    requested).
+    requested) and ``fallbacks`` (how many times the interior-point and the
+    active-set phase failed and plain SMO went on instead: a dict with the
+    keys ``"interior_point"`` and ``"active_set"``).
     """
 
     __getattr__ = dict.__getitem__
@@ -147,6 +159,10 @@ def _box_2d(h11, h12, h22, g1, g2, l1, u1, l2, u2):
 
 #: relative ridge ``delta / max diag(H_FF)`` of the active-set Newton systems
 _RIDGE_REL = 1e-10
+
+#: what a failing fast phase (interior point, active set) may raise: plain SMO
+#: then takes over (a real error, e.g. an unbounded QP, recurs in plain SMO)
+_PHASE_ERRORS = (np.linalg.LinAlgError, ValueError, ArithmeticError)
 
 
 def _project_affine_box(v, lo, hi, A, c, max_iter=50):
@@ -413,6 +429,10 @@ class _SMOState:
         # iterations of the interior-point phase (run at most once)
         self.ipm_iter = 0
         self.ipm_done = False
+        # fast phases that failed (their result was discarded) and whether
+        # the active-set phase may still run
+        self.fallbacks = {"interior_point": 0, "active_set": 0}
+        self.active_set_ok = True
         if self.single:  # scratch vectors of the projected gradient
             self._g_pos = np.empty(n)
             self._work = np.empty(n)
@@ -748,20 +768,46 @@ class _SMOState:
         A variable whose bound multiplier exceeds its slack is put on that
         bound; the others are projected onto ``{A z = b, lo <= z <= hi}``
         (:func:`_project_affine_box`), so that the point is feasible to
-        rounding. The point replaces the iterate only if its objective is
-        lower; SMO and the active-set phase then finish from it (usually at
-        once: the interior-point solution is far more accurate than ``tol``).
+        rounding. The point replaces the iterate only if it passes
+        :meth:`acceptable` (finite, feasible to rounding, an objective no
+        higher than the iterate's); SMO and the active-set phase then finish
+        from it (usually at once: the interior-point solution is far more
+        accurate than ``tol``). Otherwise -- or if the phase raises -- the
+        iterate stays, plain SMO goes on, and ``fallbacks["interior_point"]``
+        counts it.
         """
-        P, q, lo, hi, A = self.P, self.q, self.lo, self.hi, self.A
+        lo, hi = self.lo, self.hi
         self.ipm_done = True
         both = np.isfinite(lo) & np.isfinite(hi)
         if np.any(hi[both] - lo[both] <= self.eps_b[both]):
-            return  # a fixed variable: no interior
+            return  # a fixed variable: no interior (the phase does not apply)
+        obj = self.objective()
+        try:
+            z = self._interior_point_candidate()
+            gz = None if z is None else self.P @ z + self.q
+            ok = z is not None and self.acceptable(z, gz, obj, self.x)
+        except _PHASE_ERRORS:
+            ok = False
+        if not ok:
+            self.fallbacks["interior_point"] += 1
+            return
+        if 0.5 * float(z @ (gz + self.q)) > obj:
+            return  # as good as the iterate to rounding (SMO had nearly finished): keep it
+        self.x[:] = z
+        self.g[:] = gz
+        self.up[:] = z < hi - self.eps_b
+        self.down[:] = z > lo + self.eps_b
+
+    def _interior_point_candidate(self):
+        """The interior-point solution after crossover, or None if the
+        projection onto the equality constraints failed."""
+        P, q, lo, hi, A = self.P, self.q, self.lo, self.hi, self.A
         b = A @ self.x  # the equality constraints the iterate satisfies
         z, sl, wl, su, wu, it = _interior_point(P, q, lo, hi, A, b)
         self.ipm_iter = it
-        if not np.all(np.isfinite(z)):  # pragma: no cover - defensive
-            return
+        z, sl, wl, su, wu = (np.asarray(v, dtype=np.float64) for v in (z, sl, wl, su, wu))
+        if z.shape != self.x.shape or not np.all(np.isfinite(z)):
+            return None
         at_lo = np.isfinite(lo) & (wl > sl)
         at_hi = np.isfinite(hi) & (wu > su) & ~at_lo
         z = np.clip(z, lo, hi)
@@ -772,15 +818,45 @@ class _SMOState:
             zf = _project_affine_box(z[free], lo[free], hi[free], A[:, free],
                                      b - A[:, ~free] @ z[~free])
             if zf is None:
-                return
+                return None
             z[free] = zf
-        gz = P @ z + q
-        if 0.5 * float(z @ (gz + q)) > self.objective():
-            return
-        self.x[:] = z
-        self.g[:] = gz
-        self.up[:] = z < hi - self.eps_b
-        self.down[:] = z > lo + self.eps_b
+        return z
+
+    def acceptable(self, z, gz, objective_before, x_before, *, moved=None, slack=1e-9):
+        """Whether a fast phase's point ``z`` (gradient ``gz``) may replace
+        the iterate ``x_before`` of objective ``objective_before``.
+
+        Checks that ``z`` and ``gz`` are finite, that ``z`` lies in the box
+        and on the equality constraints ``x_before`` satisfies (to
+        rounding), that the objective did not increase by more than
+        ``slack`` (relative) and, for the rows ``moved`` (if given; a spread
+        sample of 32 of them if more), that ``gz`` is ``P z + q``.
+        """
+        P, q, lo, hi, A = self.P, self.q, self.lo, self.hi, self.A
+        if not (np.all(np.isfinite(z)) and np.all(np.isfinite(gz))):
+            return False
+        if np.any(z < lo) or np.any(z > hi):
+            return False
+        scale = float(np.abs(z).max(initial=0.0)) + 1.0
+        if A.shape[0]:
+            b = A @ x_before
+            if np.abs(A @ z - b).max() > 1e-9 * scale * max(1.0, float(np.abs(A).max())):
+                return False
+        obj = 0.5 * float(z @ (gz + q))
+        if not obj <= objective_before + slack * max(1.0, abs(objective_before)):
+            return False
+        if moved is not None and moved.size:
+            if moved.size > 32:  # a spread sample of the rows: O(32 n), not O(|moved| n)
+                moved = moved[np.linspace(0, moved.size - 1, 32).astype(int)]
+            g_true = P[moved] @ z + q[moved]
+            # the size of the terms summed (|P_ij| <= sqrt(P_ii P_jj)): the
+            # rounding that the incremental gradient updates accumulate
+            root = np.sqrt(self.diag)
+            g_scale = (float(root[moved].max()) * float(root @ np.abs(z))
+                       + float(np.abs(q).max(initial=0.0)) + 1.0)
+            if np.abs(g_true - gz[moved]).max() > 1e-8 * g_scale:
+                return False
+        return True
 
     def polish_budget_left(self):
         """Whether the active-set phase may still run.
@@ -798,7 +874,30 @@ class _SMOState:
         """Active-set phase: ridge-Newton steps on the free face, releasing
         the bound variables with the wrong sign of the (multiplier-adjusted)
         gradient, until a full step leaves nothing to release (or the work
-        budget is spent)."""
+        budget is spent).
+
+        The phase's result is checked by :meth:`acceptable` (on the moved
+        variables); if it fails, or the phase raises, the iterate is put
+        back as it was, the phase is switched off for the rest of the solve
+        (plain SMO finishes it) and ``fallbacks["active_set"]`` counts it.
+        """
+        if not self.active_set_ok:
+            return
+        x0, g0, up0, down0 = self.x.copy(), self.g.copy(), self.up.copy(), self.down.copy()
+        obj0 = self.objective()
+        try:
+            self._polish_steps()
+            moved = np.flatnonzero(self.x != x0)
+            ok = self.acceptable(self.x, self.g, obj0, x0, moved=moved)
+        except _PHASE_ERRORS:
+            ok = False
+        if not ok:
+            self.x[:], self.g[:], self.up[:], self.down[:] = x0, g0, up0, down0
+            self.active_set_ok = False
+            self.fallbacks["active_set"] += 1
+
+    def _polish_steps(self):
+        """The Newton steps of :meth:`polish`."""
         n = self.n
         max_steps = 10 + int(4 * np.sqrt(n))
         for _ in range(max_steps):
@@ -838,6 +937,7 @@ class _SMOState:
             converged=converged,
             violation=float(violation),
             trace=trace,
+            fallbacks=dict(self.fallbacks),
         )
 
 

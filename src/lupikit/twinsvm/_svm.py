@@ -22,8 +22,8 @@ multipliers are ``b`` and ``b*``.
 import numpy as np
 
 from .._validation import POSITIVE, UNIT_CLOSED
-from ._base import PRIVILEGED_PARAMS, BaseLUPIClassifier
-from ._qp import make_qp, solve_dual
+from ._base import PRIVILEGED_PARAMS, BaseLUPIClassifier, _primal_rounding
+from ._qp import make_qp
 from ._twin import _COMMON_PARAMS, _PRIV_PARAMS
 
 __all__ = ["PinballSVC", "SVMPlus"]
@@ -58,6 +58,11 @@ class PinballSVC(BaseLUPIClassifier):
     classes_, models_, dual_problems_, primal_, duality_gap_, kkt_residuals_, fit_time_
         As in :class:`PinballTwinSVC`, with one dual QP and one plane
         (``primal_[0]["coef"]`` is ``lam * y``).
+    fallbacks_ : dict
+        How many times a fast route of the solvers failed and an exact one
+        took over (keys ``"interior_point"``, ``"active_set"``,
+        ``"face_newton"``, ``"cvxopt"``, ``"warm_start"``, ``"polish"``), as
+        in :class:`PinballTwinSVC`.
 
     Notes
     -----
@@ -97,38 +102,44 @@ class PinballSVC(BaseLUPIClassifier):
         self.max_iter = max_iter
         self.multi_class = multi_class
 
-    def _fit_binary(self, X, Xs, y01):
+    def _fit_binary(self, X, Xs, y01, label="the binary problem"):
         C, tau = float(self.C), float(self.tau)
         y = 2.0 * y01 - 1.0
         K = self.kernel_(X)
         n = y.size
         qp = make_qp(np.outer(y, y) * K, -np.ones(n), -tau * C, C, A=y[None, :], b=[0.0])
-        solve_dual(qp, self.solver, tol=self.tol, max_iter=self.max_iter)
-        lam = qp["x"]
-        b = float(qp["multipliers"][0])
-        coef = lam * y
-        f = K @ coef + b
-        r = 1.0 - y * f
-        xi = np.maximum(r, -tau * r)
-        w_sq = float(coef @ K @ coef)
-        primal_obj = 0.5 * w_sq + C * xi.sum()
-        dual_obj = -qp["objective"]
-        alpha = (lam + tau * C) / (1 + tau)
-        beta = C - alpha
-        scale = max(1.0, float(np.abs(lam).max()))
-        kkt = {
-            "stationarity": abs(float(lam @ y)) / scale,
-            "primal_feasibility": 0.0,
-            "dual_feasibility": float(max(0.0, (qp["lo"] - lam).max(), (lam - qp["hi"]).max())),
-            "complementary_slackness": float(
-                max(np.abs(alpha * (xi - r)).max(), np.abs(beta * (xi + tau * r)).max())
-            ) / scale,
-        }
-        primal = {"coef": coef, "intercept": b, "slack": xi,
-                  "primal_objective": float(primal_obj), "dual_objective": float(dual_obj)}
+
+        def recover(qp):
+            lam = qp["x"]
+            b = float(qp["multipliers"][0])
+            coef = lam * y
+            f = K @ coef + b
+            r = 1.0 - y * f
+            xi = np.maximum(r, -tau * r)
+            w_sq = float(coef @ K @ coef)
+            primal_obj = 0.5 * w_sq + C * xi.sum()
+            dual_obj = -qp["objective"]
+            alpha = (lam + tau * C) / (1 + tau)
+            beta = C - alpha
+            scale = max(1.0, float(np.abs(lam).max()))
+            kkt = {
+                "stationarity": abs(float(lam @ y)) / scale,
+                "primal_feasibility": 0.0,
+                "dual_feasibility": float(max(0.0, (qp["lo"] - lam).max(), (lam - qp["hi"]).max())),
+                "complementary_slackness": float(
+                    max(np.abs(alpha * (xi - r)).max(), np.abs(beta * (xi + tau * r)).max())
+                ) / scale,
+            }
+            primal = {"coef": coef, "intercept": b, "slack": xi,
+                      "primal_objective": float(primal_obj), "dual_objective": float(dual_obj)}
+            gap = float((primal_obj - dual_obj) / max(1.0, abs(primal_obj)))
+            rows = np.arange(n)
+            return primal, kkt, gap, lambda: _primal_rounding([(0.5, coef, K, None, rows)],
+                                                              primal_obj, C)
+
+        primal, kkt, gap = self._solve_certified(qp, recover, label)
         if self.kernel_.kernel == "linear":
-            primal["w"] = X.T @ coef
-        gap = float((primal_obj - dual_obj) / max(1.0, abs(primal_obj)))
+            primal["w"] = X.T @ primal["coef"]
         return _PlaneModel(X, self.kernel_, primal, qp, gap, kkt)
 
 
@@ -151,6 +162,11 @@ class SVMPlus(BaseLUPIClassifier):
     classes_, models_, dual_problems_, primal_, duality_gap_, kkt_residuals_, fit_time_
         As in :class:`PinballTwinSVC`, with one dual QP (variables
         ``(alpha, beta)``) and one plane.
+    fallbacks_ : dict
+        How many times a fast route of the solvers failed and an exact one
+        took over (keys ``"interior_point"``, ``"active_set"``,
+        ``"face_newton"``, ``"cvxopt"``, ``"warm_start"``, ``"polish"``), as
+        in :class:`PinballTwinSVC`.
 
     Notes
     -----
@@ -172,6 +188,8 @@ class SVMPlus(BaseLUPIClassifier):
     True
     >>> abs(clf.duality_gap_) < 1e-6
     True
+    >>> clf.fallbacks_["cvxopt"]
+    0
     """
 
     _uses_privileged = True
@@ -198,7 +216,7 @@ class SVMPlus(BaseLUPIClassifier):
         self.max_iter = max_iter
         self.multi_class = multi_class
 
-    def _fit_binary(self, X, Xs, y01):
+    def _fit_binary(self, X, Xs, y01, label="the binary problem"):
         C, gam = float(self.C), float(self.correction_weight)
         y = 2.0 * y01 - 1.0
         n = y.size
@@ -210,33 +228,46 @@ class SVMPlus(BaseLUPIClassifier):
         P = np.block([[YKY + Ks / gam, Ks / gam], [Ks / gam, Ks / gam]])
         q = np.r_[-e - (C / gam) * Kse, -(C / gam) * Kse]
         A = np.vstack([np.r_[y, np.zeros(n)], np.ones(2 * n)])
+        # both quadratic terms vanish at (alpha, beta) = (0, C e): the solvers
+        # work around that point (see DualQP), where the gradient is (-e, 0)
+        # and the value 0, free of the C^2 / gamma terms
+        x0 = np.r_[np.zeros(n), C * e]
         qp = make_qp(P, q, 0.0, np.inf, A=A, b=[0.0, n * C],
-                     constant=C * C / (2 * gam) * (e @ Kse), x0=np.r_[np.zeros(n), C * e])
-        solve_dual(qp, self.solver, tol=self.tol, max_iter=self.max_iter)
-        alpha, beta = qp["x"][:n], qp["x"][n:]
-        b, b_s = (float(v) for v in qp["multipliers"])
-        coef = alpha * y
-        coef_s = (alpha + beta - C) / gam
-        f = K @ coef + b
-        xi = Ks @ coef_s + b_s
-        w_sq = float(coef @ K @ coef)
-        ws_sq = float(coef_s @ Ks @ coef_s)
-        primal_obj = 0.5 * w_sq + 0.5 * gam * ws_sq + C * xi.sum()
-        dual_obj = -qp["objective"]
-        s_a = y * f - 1.0 + xi
-        scale = max(1.0, float(np.abs(qp["x"]).max()))
-        kkt = {
-            "stationarity": float(max(abs(alpha @ y), abs((alpha + beta - C).sum()) / n)) / scale,
-            "primal_feasibility": float(max(0.0, -s_a.min(), -xi.min())),
-            "dual_feasibility": float(max(0.0, -alpha.min(), -beta.min())),
-            "complementary_slackness": float(
-                max(np.abs(alpha * s_a).max(), np.abs(beta * xi).max())
-            ) / scale,
-        }
-        primal = {"coef": coef, "intercept": b, "coef_privileged": coef_s,
-                  "intercept_privileged": b_s, "correction": xi, "alpha": alpha, "beta": beta,
-                  "primal_objective": float(primal_obj), "dual_objective": float(dual_obj)}
+                     constant=C * C / (2 * gam) * (e @ Kse), x0=x0, center=x0,
+                     q_center=np.r_[-e, np.zeros(n)], constant_center=0.0)
+
+        def recover(qp):
+            alpha, beta = qp["x"][:n], qp["x"][n:]
+            b, b_s = (float(v) for v in qp["multipliers"])
+            coef = alpha * y
+            coef_s = (alpha + beta - C) / gam
+            f = K @ coef + b
+            xi = Ks @ coef_s + b_s
+            w_sq = float(coef @ K @ coef)
+            ws_sq = float(coef_s @ Ks @ coef_s)
+            primal_obj = 0.5 * w_sq + 0.5 * gam * ws_sq + C * xi.sum()
+            dual_obj = -qp["objective"]
+            s_a = y * f - 1.0 + xi
+            scale = max(1.0, float(np.abs(qp["x"]).max()))
+            kkt = {
+                "stationarity": float(max(abs(alpha @ y), abs((alpha + beta - C).sum()) / n))
+                / scale,
+                "primal_feasibility": float(max(0.0, -s_a.min(), -xi.min())),
+                "dual_feasibility": float(max(0.0, -alpha.min(), -beta.min())),
+                "complementary_slackness": float(
+                    max(np.abs(alpha * s_a).max(), np.abs(beta * xi).max())
+                ) / scale,
+            }
+            primal = {"coef": coef, "intercept": b, "coef_privileged": coef_s,
+                      "intercept_privileged": b_s, "correction": xi, "alpha": alpha,
+                      "beta": beta, "primal_objective": float(primal_obj),
+                      "dual_objective": float(dual_obj)}
+            gap = float((primal_obj - dual_obj) / max(1.0, abs(primal_obj)))
+            rows = np.arange(n)
+            return primal, kkt, gap, lambda: _primal_rounding(
+                [(0.5, coef, K, None, rows), (0.5 * gam, coef_s, Ks, None, rows)], primal_obj, C)
+
+        primal, kkt, gap = self._solve_certified(qp, recover, label)
         if self.kernel_.kernel == "linear":
-            primal["w"] = X.T @ coef
-        gap = float((primal_obj - dual_obj) / max(1.0, abs(primal_obj)))
+            primal["w"] = X.T @ primal["coef"]
         return _PlaneModel(X, self.kernel_, primal, qp, gap, kkt)

@@ -35,7 +35,7 @@ import warnings
 import numpy as np
 
 from .._validation import POSITIVE, UNIT_CLOSED
-from ._base import PRIVILEGED_PARAMS, BaseLUPIClassifier
+from ._base import PRIVILEGED_PARAMS, BaseLUPIClassifier, _primal_rounding
 from ._core import PlaneGram, split_kernel
 from ._qp import make_qp, solve_dual
 
@@ -114,7 +114,7 @@ class _BaseTwin(BaseLUPIClassifier):
     def _tau(self):
         return float(self.tau) if self._pinball else 0.0
 
-    def _fit_binary(self, X, Xs, y01):
+    def _fit_binary(self, X, Xs, y01, label="the binary problem"):
         # sort the points by class once: every kernel block of both twin
         # problems is then a contiguous slice of one kernel matrix (no copies)
         pos = np.flatnonzero(y01 == 1)
@@ -125,8 +125,10 @@ class _BaseTwin(BaseLUPIClassifier):
         pos_s = np.arange(pos.size)
         neg_s = np.arange(pos.size, perm.size)
         planes, qps, kkts, gaps = [], [], [], []
-        for own, other, side, C in ((pos_s, neg_s, -1.0, self.C1), (neg_s, pos_s, 1.0, self.C2)):
-            plane, qp, kkt, gap = self._fit_plane(K, Ks, own, other, side, float(C))
+        for k, (own, other, side, C) in enumerate(((pos_s, neg_s, -1.0, self.C1),
+                                                    (neg_s, pos_s, 1.0, self.C2)), start=1):
+            where = f"plane {k} (C{k}={C}) of {label}"
+            plane, qp, kkt, gap = self._fit_plane(K, Ks, own, other, side, float(C), where)
             planes.append(plane)
             qps.append(qp)
             kkts.append(kkt)
@@ -157,21 +159,16 @@ class _BaseTwin(BaseLUPIClassifier):
         return model
 
     # one plane -----------------------------------------------------------
-    def _fit_plane(self, K, Ks, own, other, side, C):
+    def _fit_plane(self, K, Ks, own, other, side, C, where="a plane"):
         tau = self._tau
         reg = float(self.reg)
         gram = PlaneGram(*split_kernel(K, own, other), reg)
         Q = gram.Q
         m = other.size
         e = np.ones(m)
-        n = K.shape[0]
         if not self._uses_privileged:
             qp = make_qp(Q, -e, -tau * C, C, assume_symmetric=True)
-            solve_dual(qp, self.solver, tol=self.tol, max_iter=self.max_iter)
-            nu = qp["x"]
-            lam = -side * nu
-            alpha = (nu + tau * C) / (1 + tau)
-            beta = C - alpha
+            partner, gram_s = None, None
         else:
             gam = float(self.correction_weight)
             gram_s = PlaneGram(*split_kernel(Ks, own, other), 1.0)
@@ -182,10 +179,36 @@ class _BaseTwin(BaseLUPIClassifier):
                 [-tau * Q + Qs / gam, tau * tau * Q + Qs / gam],
             ])
             q = np.r_[-e - (C / gam) * Qse, tau * e - (C / gam) * Qse]
+            # both quadratic terms vanish at a - tau b = 0, a + b = C e: the
+            # solvers work around that point (see DualQP), where the gradient
+            # is (-e, tau e) and the value 0, free of the C^2 / gamma terms
+            center = np.r_[np.full(m, tau * C / (1 + tau)), np.full(m, C / (1 + tau))]
             qp = make_qp(P, q, 0.0, np.inf, constant=C * C / (2 * gam) * (e @ Qse),
-                         assume_symmetric=True)
+                         assume_symmetric=True, center=center, q_center=np.r_[-e, tau * e],
+                         constant_center=0.0)
             partner = np.r_[np.arange(m, 2 * m), np.arange(m)]
-            solve_dual(qp, self.solver, tol=self.tol, max_iter=self.max_iter, partner=partner)
+
+        def recover(qp):
+            return self._recover_plane(qp, K, Ks, own, other, side, C, gram, gram_s)
+
+        plane, kkt, gap = self._solve_certified(qp, recover, where, partner=partner)
+        return plane, qp, kkt, gap
+
+    def _recover_plane(self, qp, K, Ks, own, other, side, C, gram, gram_s):
+        """The primal of one plane from the dual solution ``qp["x"]``:
+        ``(plane, kkt, gap)``."""
+        tau = self._tau
+        reg = float(self.reg)
+        m = other.size
+        e = np.ones(m)
+        n = K.shape[0]
+        if not self._uses_privileged:
+            nu = qp["x"]
+            lam = -side * nu
+            alpha = (nu + tau * C) / (1 + tau)
+            beta = C - alpha
+        else:
+            gam = float(self.correction_weight)
             alpha, beta = qp["x"][:m], qp["x"][m:]
             lam = -side * (alpha - tau * beta)
             lam_s = (C * e - alpha - beta) / gam
@@ -203,6 +226,7 @@ class _BaseTwin(BaseLUPIClassifier):
         stat = [np.abs(reg * a + eta).max(initial=0), np.abs(reg * c + lam).max(initial=0),
                 abs(eta.sum() + lam.sum())]
         primal_obj = 0.5 * reg * w_sq + 0.5 * eta @ eta
+        terms = [(reg, coef, K, None, None), (1.0, coef, K, (own, eta), None)]
         if self._uses_privileged:
             a_s, c_s, b_s = gram_s.recover(lam_s)
             coef_s = np.zeros(n)
@@ -218,7 +242,9 @@ class _BaseTwin(BaseLUPIClassifier):
                      abs(eta_s.sum() + lam_s.sum())]
             primal_obj += 0.5 * gam * (ws_sq + eta_s @ eta_s) + C * xi.sum()
             dual_feas = max(0.0, -alpha.min(initial=0), -beta.min(initial=0))
+            terms += [(gam, coef_s, Ks, (own, eta_s), other), (0.0, coef, K, None, other)]
         else:
+            terms.append((0.0, coef, K, None, other))
             xi = np.maximum(r, -tau * r)
             plane["slack"] = xi
             primal_obj += C * xi.sum()
@@ -237,8 +263,8 @@ class _BaseTwin(BaseLUPIClassifier):
         dual_obj = -qp["objective"]
         plane["primal_objective"] = float(primal_obj)
         plane["dual_objective"] = float(dual_obj)
-        gap = (primal_obj - dual_obj) / max(1.0, abs(primal_obj))
-        return plane, qp, kkt, gap
+        gap = float((primal_obj - dual_obj) / max(1.0, abs(primal_obj)))
+        return plane, kkt, gap, lambda: _primal_rounding(terms, primal_obj, C)
 
 
 _COMMON_PARAMS = """
@@ -258,7 +284,11 @@ _COMMON_PARAMS = """
         (the reference).
     tol : float, default=1e-6
         SMO stopping tolerance on the KKT violation, a finite float > 0
-        (cvxopt runs with ``min(1e-9, tol/1000)``).
+        (cvxopt runs with ``min(1e-9, tol/1000)``), and the tolerance of the
+        certificate of every fit: the relative duality gap and the KKT
+        residuals of the recovered primal must be at most ``tol`` (a
+        solution that fails is polished; what still fails raises a
+        :class:`~sklearn.exceptions.ConvergenceWarning`).
     max_iter : int, default=None
         Iteration cap of the solver, an integer >= 1 (a
         :class:`ConvergenceWarning` when hit); None uses the solver's default.
@@ -292,6 +322,18 @@ _ATTRS = """
         and complementarity are divided by ``max(1, max|z|)``).
     fit_time_ : float
         Seconds spent in the dual solver.
+    fallbacks_ : dict
+        How many times a fast route of the solvers failed and an exact one
+        took over, over all the dual QPs: ``"interior_point"`` and
+        ``"active_set"`` (a phase of SMO raised or returned an unusable
+        point; plain SMO went on), ``"face_newton"`` (the Newton steps on
+        the free face of a polish; SMO's point was kept), ``"cvxopt"``
+        (cvxopt raised or stalled; SMO solved the QP), ``"warm_start"`` (a
+        polish could not start from the solution; SMO started from scratch)
+        and ``"polish"`` (rounds in which a recovered primal failed its
+        certificate -- a duality gap or KKT residual above ``tol`` -- and
+        the dual was re-solved from its solution). What still fails the
+        certificate raises a :class:`~sklearn.exceptions.ConvergenceWarning`.
 """
 
 _DEFAULTS_NOTE = """
