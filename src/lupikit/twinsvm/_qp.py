@@ -15,7 +15,7 @@ Both solvers work on the QP shifted to its ``center`` when it has one (the
 privileged duals; see :class:`DualQP`).
 
 Fast routes fall back to exact ones, and every fallback is counted in the
-solved QP's ``fallbacks`` dict (:data:`FALLBACK_KEYS`): SMO's interior-point
+solved QP's ``fallbacks`` dict (``FALLBACK_KEYS``): SMO's interior-point
 and active-set phases (``"interior_point"``, ``"active_set"``; plain SMO goes
 on), a cvxopt solve that raises or stalls without an optimal status
 (``"cvxopt"``; SMO solves the QP instead, from cvxopt's point when it has
@@ -392,7 +392,7 @@ def solve_dual(qp, solver="smo", *, tol=1e-6, max_iter=None, trace_every=0, part
     the QP (from cvxopt's point when there is one), ``qp["solver"]`` says
     ``"smo"`` and ``qp["fallbacks"]["cvxopt"]`` counts it.
     ``qp["fallbacks"]`` also counts the failed fast phases of SMO (see
-    :data:`FALLBACK_KEYS`). ``qp["status"]`` holds cvxopt's status and
+    ``FALLBACK_KEYS``). ``qp["status"]`` holds cvxopt's status and
     ``qp["violation"]`` SMO's final KKT violation.
     """
     if solver not in SOLVERS:
