@@ -17,6 +17,17 @@ export MKL_NUM_THREADS ?= 1
 
 PRESET ?= default
 
+# The papers' public data that no package ships are read from a data home
+# (lupikit.datasets.get_data_home): ../shared/data when it exists beside the
+# project and LUPIKIT_DATA is not set. Without it, what needs a missing file
+# is skipped with a message naming the file and its public source.
+SHARED_DATA := $(abspath ../shared/data)
+ifeq ($(LUPIKIT_DATA),)
+ifneq ($(wildcard $(SHARED_DATA)),)
+export LUPIKIT_DATA := $(SHARED_DATA)
+endif
+endif
+
 .PHONY: help install book paper pdf test test-lib test-notebooks clean
 
 help:

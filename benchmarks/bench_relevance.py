@@ -80,9 +80,37 @@ route); it prints both medians, their ratio, the largest difference of the
 bounds and whether the classes agree. This is how a refactoring of the solver
 is checked for speed and for identical answers.
 
+With ``--large`` the script runs only the authors' large synthetic set: Set 8
+of their published experiment settings (``lpfann/squamish_experiments``,
+``runner/experiment_pipeline.py``: n = 2000; 10 strongly relevant, 10 weakly
+relevant, 50 irrelevant features), generated as ordinal data with the
+generator of their feature-selection benchmark
+(:func:`lupikit.datasets.make_ordinal_benchmark`: three equal-frequency
+classes, all weak features copies of one latent, standardised, seed 0).
+``--size N,STRONG,WEAK,IRRELEVANT`` replaces the set by another size of the same
+kind (:func:`lupikit.datasets.make_fri_ordinal`), e.g. ``--size 10000,10,20,10``.
+lupikit runs with its defaults and ``--n-jobs`` workers (default 2: the
+target is under 10 minutes on 2 cores); fri with its defaults and the same
+``n_jobs``, on the same data or, with ``--fri-n M``, on the first M rows
+(then scored against the same truth; for when time is short). fri is stopped
+after ``--fri-timeout`` seconds (default 1800, 30 minutes) and the script then
+says so; ``--no-fri`` skips it. Each side prints its time, the selection's
+precision, recall and F1 against the truth, and whether it typed every
+feature right (strong, weak, irrelevant).
+
+``--fri-python PATH`` runs fri with the interpreter at PATH (an environment
+that has fri 9.0.0 and ECOS, e.g. one made with
+``python -m venv /tmp/fri-venv && /tmp/fri-venv/bin/pip install
+fri-9.0.0-py3-none-any.whl "numpy<1.27" importlib_metadata attrs cvxpy==1.7.5
+ecos==2.0.14``) instead of creating or reusing ``LUPIKIT_FRI_VENV``; it
+applies to every mode.
+
 Usage: ``python benchmarks/bench_relevance.py [n_repeats] [--scaling]``,
-``python benchmarks/bench_relevance.py --scaling-d`` or
-``python benchmarks/bench_relevance.py [n_repeats] --against DIR``.
+``python benchmarks/bench_relevance.py --scaling-d``,
+``python benchmarks/bench_relevance.py [n_repeats] --against DIR`` or
+``python benchmarks/bench_relevance.py --large [--size N,S,W,I] [--n-jobs J]
+[--fri-n M] [--fri-timeout SECONDS] [--no-fri]``, each with
+``[--fri-python PATH]``.
 """
 
 import json
@@ -98,8 +126,10 @@ import numpy as np
 from sklearn.metrics import f1_score
 from sklearn.preprocessing import StandardScaler
 
-from lupikit.datasets import (make_lupi_ordinal, make_lupi_regression, make_ordinal_relevance,
+from lupikit.datasets import (FRI_SETS, make_fri_ordinal, make_lupi_ordinal, make_lupi_regression,
+                               make_ordinal_benchmark, make_ordinal_relevance,
                                make_regression_relevance)
+from lupikit.relevance import selection_scores
 
 FRI_VENV = Path(os.environ.get("LUPIKIT_FRI_VENV", "/tmp/lupikit-fri-venv"))
 # measured to work together on Python 3.11 (cvxpy 1.7.5 still solves with ECOS 2.0.14)
@@ -150,8 +180,21 @@ print(json.dumps({"seconds": seconds, "solver_seconds": _spent[0], "n_solves": _
 '''
 
 
+#: ``--fri-python PATH``: an interpreter that has fri (set in ``__main__``)
+FRI_PYTHON = None
+
+
 def fri_python():
-    """Path to the python of a working fri environment, creating it if needed."""
+    """Path to the python of a working fri environment, creating it if needed
+    (or the interpreter given with ``--fri-python``, checked but never changed)."""
+    if FRI_PYTHON is not None:
+        py = Path(FRI_PYTHON)
+        check = subprocess.run([str(py), "-c", "import fri, ecos, cvxpy"], capture_output=True,
+                               text=True)
+        if check.returncode != 0:
+            raise SystemExit(f"--fri-python {py}: cannot import fri, ecos and cvxpy there:\n"
+                             + check.stderr.strip()[-2000:])
+        return py
     py = FRI_VENV / "bin" / "python"
     check = [str(py), "-c", "import fri, ecos, cvxpy, numpy; assert numpy.__version__ < '1.27'"]
     if py.exists() and subprocess.run(check, capture_output=True).returncode == 0:
@@ -569,8 +612,92 @@ def main(n_repeats=3, with_scaling=False):
               f"({'met' if f1_l >= f1_f else 'NOT met'})")
 
 
+def _selection_line(who, res, truth):
+    """Time, precision, recall and F1 of one side, and whether every feature's type is right."""
+    classes = np.asarray(res["classes"])
+    sc = selection_scores(truth > 0, classes > 0)
+    typed = int(np.sum(classes != truth))
+    return (f"{who}: {res['seconds']:8.1f} s  precision {sc['precision']:.3f}  recall "
+            f"{sc['recall']:.3f}  F1 {sc['f1']:.3f}  features typed wrong (strong/weak/"
+            f"irrelevant) {typed} of {truth.size}")
+
+
+def main_large(size=None, n_jobs=2, fri_n=None, fri_timeout=1800, with_fri=True):
+    """The authors' large synthetic set (Set 8, or ``size``) on both sides; prints lines."""
+    if size is None:
+        label = "Set 8 (n = {}; {} strong, {} weak, {} irrelevant)".format(*FRI_SETS[8])
+        X, y, truth = make_ordinal_benchmark(8, random_state=0)
+    else:
+        label = "n = {}; {} strong, {} weak, {} irrelevant".format(*size)
+        X, y, truth = make_fri_ordinal(*size, random_state=0)
+    py = fri_python() if with_fri else None
+    if py is not None:
+        print(versions(py), flush=True)
+    print(f"{label}: ordinal, 3 classes, standardised, seed 0; n_jobs={n_jobs} on this "
+          f"{os.cpu_count()}-core machine, BLAS threads=1; both sides with their defaults "
+          "(lupikit: delta 0.1, 50 probes, p 0.999, C by 5-fold CV; fri: its parameter "
+          "search and 20 probes)", flush=True)
+    with tempfile.TemporaryDirectory() as tmp:
+        workers = write_workers(py or sys.executable, tmp)
+        path = os.path.join(tmp, "large.npz")
+        save(path, dict(X=X, y=y, problem="ordinal"))
+        res = run_worker(*workers["lupikit"], path, n_jobs)
+        print(_selection_line(f"lupikit (n = {len(y)})", res, truth), flush=True)
+        if py is None:
+            return
+        if fri_n is not None and fri_n < len(y):
+            path = os.path.join(tmp, "large_fri.npz")
+            save(path, dict(X=X[:fri_n], y=y[:fri_n], problem="ordinal"))
+        n_fri = min(fri_n or len(y), len(y))
+        try:
+            res = run_worker(*workers["fri"], path, n_jobs, timeout=fri_timeout)
+        except subprocess.TimeoutExpired:
+            print(f"fri (n = {n_fri}): stopped after {fri_timeout} s ({fri_timeout / 60:.0f} "
+                  "minutes) without a result", flush=True)
+            return
+        print(_selection_line(f"fri (n = {n_fri})", res, truth)
+              + f"  (of which {res['solver_seconds']:.1f} s in ECOS, where it was measured)",
+              flush=True)
+
+
+def _option(argv, name, cast, default):
+    """The value after ``name`` in ``argv`` (removing both), else ``default``."""
+    if name not in argv:
+        return default
+    i = argv.index(name)
+    if i + 1 >= len(argv):
+        raise SystemExit(f"{name} needs a value")
+    value = argv[i + 1]
+    del argv[i:i + 2]
+    try:
+        return cast(value)
+    except ValueError:
+        raise SystemExit(f"{name}: cannot read {value!r}") from None
+
+
+def _size(text):
+    parts = tuple(int(v) for v in text.split(","))
+    if len(parts) != 4:
+        raise ValueError(text)
+    return parts
+
+
 if __name__ == "__main__":
     argv = sys.argv[1:]
+    FRI_PYTHON = _option(argv, "--fri-python", str, None)
+    if "--large" in argv:
+        argv.remove("--large")
+        with_fri = "--no-fri" not in argv
+        if not with_fri:
+            argv.remove("--no-fri")
+        options = dict(size=_option(argv, "--size", _size, None),
+                       n_jobs=_option(argv, "--n-jobs", int, 2),
+                       fri_n=_option(argv, "--fri-n", int, None),
+                       fri_timeout=_option(argv, "--fri-timeout", float, 1800.0))
+        if argv:
+            raise SystemExit(f"unknown arguments for --large: {argv}")
+        main_large(with_fri=with_fri, **options)
+        sys.exit(0)
     if "--against" in argv:
         i = argv.index("--against")
         other = argv[i + 1]

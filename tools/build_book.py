@@ -207,7 +207,7 @@ def _cell(text):
 def _anchor(section):
     from mdit_py_plugins.anchors.index import slugify
 
-    if not section or any(ch in section for ch in "$`{*_[") or section != section.strip():
+    if not section or any(ch in section for ch in "$`{*_['’") or section != section.strip():
         return ""
     return "#" + slugify(section)
 
@@ -311,9 +311,47 @@ def write_generated(executed, preset):
     machines = sorted({r["machine"] for _, r, _ in runtime_rows if r})
     rt += ["", f"Measured on: {'; '.join(machines) or 'no recorded runs'}."]
     (GENERATED / "paper_runtimes.md").write_text("\n".join(rt) + "\n")
+    write_data_page()
     print(f"[book] scorecard: {n_default} claims of this build, "
           f"{sum(counts['paper'].values())} recorded at the paper preset", flush=True)
     return data
+
+
+def write_data_page():
+    """The Data page's tables, from :func:`lupikit.datasets.data_table` (the loaders' metadata)."""
+    from lupikit.datasets import DATA_ENV, data_table, get_data_home
+
+    rows = data_table()
+    part_names = {"boosting": "I", "twinsvm": "II", "relevance": "III", "oblivious": "IV"}
+    home = os.environ.get(DATA_ENV) or str(get_data_home())
+    lines = [f"Built with the data home `{home}`.", "",
+             "| data set | part | loader | rows × columns as loaded | the paper's size | source | licence |",
+             "| --- | --- | --- | --- | --- | --- | --- |"]
+    lacking, details = [], []
+    for r in rows:
+        parts = ", ".join(part_names[p] for p in r["parts"])
+        if r["status"].startswith("missing: "):
+            lacking.append(f"- **{r['name']}** (Part {parts}): {r['status'][len('missing: '):]}")
+            continue
+        if r["shape"] is not None:
+            size = f"{r['shape'][0]:,} × {r['shape'][1]:,}"
+        elif r["status"] == "ok":
+            size = "not loaded"
+        else:
+            size = "not in the data home"
+        lines.append(f"| {_cell(r['name'])} | {parts} | `{r['loader']}` | {size} | "
+                     f"{_cell(r['paper_shape'] or '–')} | {_cell(r['source'])} | {_cell(r['licence'])} |")
+        text = r["preprocessing"] or "As distributed."
+        if r["roles"]:
+            text += f" *Sensitive or privileged:* {r['roles']}"
+        if r["status"] != "ok":
+            text += f" *Not available on this build:* {r['status']}"
+        details.append(f"{r['name']}\n: {_cell(text)}\n")
+    lines += ["", "## Preprocessing, and the features each paper treats as sensitive or privileged", ""]
+    lines += details
+    lines += ["## What we lack, and why", ""] + lacking
+    (GENERATED / "data.md").write_text("\n".join(lines) + "\n")
+    print(f"[book] data page: {len(rows) - len(lacking)} data sets, {len(lacking)} lacking", flush=True)
 
 
 def _harness(jobs):

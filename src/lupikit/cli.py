@@ -550,12 +550,13 @@ def cmd_paper(args):
         seconds, error = _runs.execute(path, target, {"preset": "paper"}, kernel=args.kernel)
         return path, short, target, start, seconds, error
 
-    failed = []
+    failed, busy = [], 0.0
     with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
         # record each notebook as soon as it finishes: a long one holds up no other
         futures = [pool.submit(one, item) for item in todo]
         for future in as_completed(futures):
             path, short, target, start, seconds, error = future.result()
+            busy += seconds
             if error:
                 failed.append(short)
                 print(f"  {short}: FAILED after {seconds:.0f} s: {error.splitlines()[0]}", flush=True)
@@ -568,8 +569,9 @@ def cmd_paper(args):
             written = _runs.write_paper_result(results_dir, record)
             print(f"  {short}: {seconds:7.1f} s; {_claims_line(target)} -> {written.relative_to(root)}",
                   flush=True)
-    print(f"paper-scale run: {time.perf_counter() - t0:.1f} s wall time for {len(todo)} notebook(s); "
-          f"executed notebooks in {root / '_build' / 'paper'}")
+    print(f"paper-scale run: {time.perf_counter() - t0:.1f} s wall time for {len(todo)} notebook(s) "
+          f"({busy:.1f} s of notebook time, {args.jobs} at once); executed notebooks in "
+          f"{root / '_build' / 'paper'}")
     if failed:
         raise CLIError(f"{len(failed)} notebook(s) failed: {', '.join(failed)}")
     return 0

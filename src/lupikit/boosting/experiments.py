@@ -1,10 +1,21 @@
 """The protocol of the Part I notebooks (``notebooks/boosting``): repeated-split comparisons.
 
-A helper for reproducing the experiments of Yan et al. (2023), not an
-estimator: :func:`compare_models` fits a dictionary of estimators on repeated
-stratified splits of a task of :func:`~lupikit.datasets.load_privileged_task`
-and scores them (AUC-ROC, precision, recall, accuracy and the fairness metrics
-of :mod:`lupikit.metrics`). The estimators are in :mod:`lupikit.boosting`.
+Helpers for reproducing the experiments of Yan et al. (2023), not estimators:
+
+- :func:`compare_models` fits a dictionary of estimators on repeated
+  stratified splits of a task of :func:`~lupikit.datasets.load_privileged_task`
+  and scores them (AUC-ROC, precision, recall, accuracy and the fairness
+  metrics of :mod:`lupikit.metrics`); :func:`compare_on_tasks` does it for
+  several tasks, skipping (and saying why) those whose data-home files are
+  missing;
+- :func:`metric_table` is Table 2 / Table 3 (mean ± standard deviation over
+  the splits), :func:`paired_test` the paired test over the splits of one
+  data set, :func:`count_wins` the paper's counts ("improvement on 18 of 19
+  data sets", ...), :func:`across_datasets` the Wilcoxon signed-rank test
+  over data sets and :func:`gain_correlation` the Pearson correlation of the
+  privileged-only AUC with the gains.
+
+The estimators are in :mod:`lupikit.boosting`.
 """
 
 import numbers
@@ -14,17 +25,33 @@ import pandas as pd
 from joblib import Parallel, delayed
 from sklearn.base import clone
 from sklearn.metrics import accuracy_score, precision_score, recall_score, roc_auc_score
+from scipy import stats
 from sklearn.model_selection import StratifiedShuffleSplit
-from sklearn.utils import check_random_state
+from sklearn.utils import Bunch, check_random_state
 
 from .._progress import progress as show_progress
+from ..datasets import load_privileged_task, task_status
 from ..metrics import (
     beta_dependence,
     demographic_parity_difference,
     equalized_odds_difference,
 )
 
-__all__ = ["compare_models"]
+__all__ = ["compare_models", "compare_on_tasks", "metric_table", "paired_test", "count_wins",
+           "across_datasets", "gain_correlation", "PAPER_COUNTS"]
+
+#: The counts of Yan et al. (2023) over their 19 data sets (Sec. 4, Tables 2 and 3):
+#: ``key: (count, n)``.
+PAPER_COUNTS = {
+    "auc_improved": (18, 19),          # KbPIB or JPIB above NF in AUC
+    "precision_and_recall": (6, 19),   # KbPIB or JPIB above NF in precision and in recall
+    "jpib_above_kbpib": (10, 19),      # JPIB's AUC above KbPIB's
+    "jpib_at_least_kbpib": (14, 19),   # ... at least as high
+    "jpib_precision_above": (10, 19),  # JPIB's precision above KbPIB's
+    "jpib_precision_at_least": (11, 19),
+    "jpib_recall_above": (6, 19),
+    "jpib_recall_at_least": (7, 19),
+}
 
 
 def _top_rate(proba, rate):
@@ -137,3 +164,340 @@ def compare_models(models, task, *, n_repeats=3, test_size=0.3, privileged_only=
         delayed(_one_split)(models, task, tr, te, r, privileged_only) for r, (tr, te) in bar
     )
     return pd.DataFrame([row for rows in out for row in rows])
+
+
+def compare_on_tasks(models, names, *, n_samples=None, n_repeats=3, test_size=0.3,
+                     privileged_only=None, with_privileged=None, keep_missing=False,
+                     random_state=None, n_jobs=None, data_home=None, progress=False,
+                     verbose=True):
+    """:func:`compare_models` on several tasks; those whose data cannot be read are skipped.
+
+    Parameters
+    ----------
+    models : dict of str to estimator
+        As for :func:`compare_models`.
+    names : list of str
+        Tasks of :func:`~lupikit.datasets.load_privileged_task`.
+    n_samples : int, dict or None, default=None
+        Rows subsampled (stratified by the label) from every task (None: all
+        rows); a dict gives the number per task name (missing names: all rows).
+    n_repeats, test_size, privileged_only, random_state, n_jobs, progress
+        As for :func:`compare_models`; every task gets the same ``random_state``.
+    with_privileged : str or None, default=None
+        Name under which ``models[with_privileged]`` is also fitted on ``X``
+        and ``X*`` together (the sensitive attributes used openly: "ALL"
+        below), on the same splits; the row's model is ``"ALL"``.
+    keep_missing : bool, default=False
+        Passed to :func:`~lupikit.datasets.load_privileged_task` (Adult).
+    data_home : str or path-like, default=None
+        See :func:`~lupikit.datasets.get_data_home`.
+    verbose : bool, default=True
+        Print every task's shape and description, and why a task is skipped.
+
+    Returns
+    -------
+    results : :class:`pandas.DataFrame`
+        The rows of :func:`compare_models` for every task that ran.
+    skipped : dict of str to str
+        The tasks not run, with the reason (:func:`~lupikit.datasets.task_status`:
+        the missing file, the folder searched and its public source).
+
+    Examples
+    --------
+    >>> from lupikit.boosting import PrivilegedBoostingClassifier
+    >>> from lupikit.boosting.experiments import compare_on_tasks
+    >>> nf = PrivilegedBoostingClassifier(mode="nf", n_estimators=10)
+    >>> res, skipped = compare_on_tasks({"NF": nf}, ["german"], n_samples=200, n_repeats=2,
+    ...                                 random_state=0, verbose=False)
+    >>> res.shape[0], skipped
+    (2, {})
+    """
+    if with_privileged is not None and with_privileged not in models:
+        raise ValueError(f"with_privileged={with_privileged!r} is not a key of models.")
+    frames, skipped = [], {}
+    for name in names:
+        status = task_status(name, data_home=data_home)
+        if status != "ok":
+            skipped[name] = status
+            if verbose:
+                print(f"{name}: skipped. {status}")
+            continue
+        n = n_samples.get(name) if isinstance(n_samples, dict) else n_samples
+        task = load_privileged_task(name, n_samples=n, random_state=random_state,
+                                    keep_missing=keep_missing, data_home=data_home)
+        if verbose:
+            print(f"{name:19s} X {task.X.shape}, X* {task.X_star.shape}, "
+                  f"{task.y.mean():.0%} positive: {task.DESCR}")
+        frames.append(compare_models(models, task, n_repeats=n_repeats, test_size=test_size,
+                                     privileged_only=privileged_only, random_state=random_state,
+                                     n_jobs=n_jobs, progress=progress))
+        if with_privileged is not None:
+            both = Bunch(**{**task, "X": np.hstack([task.X, task.X_star])})
+            res = compare_models({"ALL": models[with_privileged]}, both, n_repeats=n_repeats,
+                                 test_size=test_size, random_state=random_state, n_jobs=n_jobs,
+                                 progress=progress)
+            frames.append(res)
+    results = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(
+        columns=["dataset", "model", "rep"])
+    return results, skipped
+
+
+def metric_table(results, metric, *, models=None, datasets=None, decimals=3):
+    """Table 2 / Table 3: a metric's mean and standard deviation over the splits.
+
+    Parameters
+    ----------
+    results : DataFrame
+        Rows of :func:`compare_models` (columns ``dataset``, ``model``, ``rep``
+        and the metric).
+    metric : str
+        A column of ``results``, e.g. ``"auc"``.
+    models, datasets : list of str or None
+        Columns and rows, in this order (None: in order of appearance).
+    decimals : int, default=3
+        Rounding of the text table.
+
+    Returns
+    -------
+    mean, sd : DataFrame
+        Data sets x models (``sd`` is the sample standard deviation, ddof=1).
+    text : DataFrame
+        ``"mean ± sd"`` strings.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from lupikit.boosting.experiments import metric_table
+    >>> res = pd.DataFrame({"dataset": ["a"] * 4, "model": ["NF", "KbPIB"] * 2,
+    ...                     "rep": [0, 0, 1, 1], "auc": [0.8, 0.82, 0.9, 0.9]})
+    >>> metric_table(res, "auc")[2].loc["a", "NF"]
+    '0.850 ± 0.071'
+    """
+    g = results.groupby(["dataset", "model"], sort=False)[metric]
+    mean, sd = g.mean().unstack(), g.std().unstack()
+    models = list(mean.columns) if models is None else list(models)
+    datasets = list(mean.index) if datasets is None else [d for d in datasets if d in mean.index]
+    mean, sd = mean.loc[datasets, models], sd.loc[datasets, models]
+    fmt = f"{{:.{decimals}f}}"
+    text = mean.map(fmt.format) + " ± " + sd.map(fmt.format)
+    return mean, sd, text
+
+
+def paired_test(results, a, b, *, metric="auc", test="t", alternative="greater"):
+    """Per data set, a paired test over the splits of model ``a`` against model ``b``.
+
+    Both models are scored on the same train/test splits (``rep``), so the
+    test is on the per-split differences ``a - b``.
+
+    Parameters
+    ----------
+    results : DataFrame
+        Rows of :func:`compare_models`.
+    a, b : str
+        Models.
+    metric : str, default="auc"
+    test : {"t", "wilcoxon"}, default="t"
+        ``"t"``: the paired t-test (:func:`scipy.stats.ttest_1samp` of the
+        differences against 0); ``"wilcoxon"``: the Wilcoxon signed-rank
+        test (:func:`scipy.stats.wilcoxon`, exact for few splits; with 5
+        splits its smallest one-sided p-value is 1/32).
+    alternative : {"greater", "less", "two-sided"}, default="greater"
+        ``"greater"``: is ``a`` above ``b``?
+
+    Returns
+    -------
+    DataFrame
+        Per data set: ``n`` (splits), ``mean_diff`` and ``pvalue`` (1.0 with
+        fewer than two splits or when all differences are 0).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from lupikit.boosting.experiments import paired_test
+    >>> res = pd.DataFrame({"dataset": ["a"] * 6, "model": ["NF", "KbPIB"] * 3,
+    ...                     "rep": [0, 0, 1, 1, 2, 2],
+    ...                     "auc": [0.80, 0.82, 0.90, 0.91, 0.85, 0.87]})
+    >>> round(float(paired_test(res, "KbPIB", "NF").loc["a", "pvalue"]), 3)
+    0.019
+    """
+    if test not in ("t", "wilcoxon"):
+        raise ValueError(f"test must be 't' or 'wilcoxon', got {test!r}.")
+    wide = results.pivot_table(index=["dataset", "rep"], columns="model", values=metric)
+    diff = (wide[a] - wide[b]).dropna()
+    rows = {}
+    for name, d in diff.groupby(level="dataset", sort=False):
+        d = d.to_numpy()
+        if len(d) < 2 or np.all(d == 0):
+            p = 1.0
+        elif test == "t":
+            p = float(stats.ttest_1samp(d, 0.0, alternative=alternative).pvalue)
+            p = 1.0 if np.isnan(p) else p
+        else:
+            p = float(stats.wilcoxon(d, alternative=alternative).pvalue)
+        rows[name] = {"n": len(d), "mean_diff": float(d.mean()), "pvalue": p}
+    order = list(dict.fromkeys(results["dataset"]))
+    return pd.DataFrame.from_dict(rows, orient="index").reindex(
+        [d for d in order if d in rows])
+
+
+def count_wins(results, *, datasets=None, level=0.05, decimals=3):
+    """The paper's counts over data sets (Sec. 4: "improvement in 18 out of 19 datasets", ...).
+
+    Models ``NF``, ``KbPIB`` and ``JPIB`` must be in ``results``. Means are
+    over the splits; "at least as high" compares the means rounded to
+    ``decimals`` (the paper's tables print three decimals).
+
+    Parameters
+    ----------
+    results : DataFrame
+        Rows of :func:`compare_models`.
+    datasets : list of str or None
+        The data sets counted (None: all in ``results``).
+    level : float, default=0.05
+        Level of the one-sided paired t-tests (:func:`paired_test`) of the
+        ``*_significant`` counts.
+    decimals : int, default=3
+
+    Returns
+    -------
+    counts : dict
+        ``n`` (data sets) and the counts of the keys of :data:`PAPER_COUNTS`
+        (``auc_improved``: KbPIB's or JPIB's mean AUC above NF's;
+        ``precision_and_recall``: KbPIB or JPIB above NF in both mean
+        precision and mean recall; ``jpib_above_kbpib``,
+        ``jpib_at_least_kbpib`` and the same for precision and recall), and
+        ``auc_improved_significant`` (KbPIB or JPIB significantly above NF),
+        ``jpib_above_kbpib_significant``, ``kbpib_below_nf`` (KbPIB's mean
+        AUC below NF's) and ``both_at_least_nf`` (KbPIB and JPIB at least as
+        high as NF, rounded).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from lupikit.boosting.experiments import count_wins
+    >>> res = pd.DataFrame({"dataset": ["a"] * 3, "model": ["NF", "KbPIB", "JPIB"], "rep": 0,
+    ...                     "auc": [0.80, 0.81, 0.79], "precision": 0.5, "recall": 0.5})
+    >>> c = count_wins(res)
+    >>> c["n"], c["auc_improved"], c["jpib_above_kbpib"]
+    (1, 1, 0)
+    """
+    if datasets is not None:
+        results = results[results["dataset"].isin(list(datasets))]
+    mean = results.groupby(["dataset", "model"])[["auc", "precision", "recall"]].mean()
+
+    def m(metric, model):
+        return mean[metric].unstack()[model]
+
+    def r(metric, model):
+        return m(metric, model).round(decimals)
+
+    auc_nf, auc_kb, auc_jp = m("auc", "NF"), m("auc", "KbPIB"), m("auc", "JPIB")
+    higher_pr = [(m("precision", k) > m("precision", "NF")) & (m("recall", k) > m("recall", "NF"))
+                 for k in ("KbPIB", "JPIB")]
+    sig = {k: paired_test(results, k, "NF")["pvalue"].reindex(auc_nf.index) < level
+           for k in ("KbPIB", "JPIB")}
+    sig_jk = paired_test(results, "JPIB", "KbPIB")["pvalue"].reindex(auc_nf.index) < level
+    counts = {
+        "n": int(len(auc_nf)),
+        "auc_improved": int(((auc_kb > auc_nf) | (auc_jp > auc_nf)).sum()),
+        "precision_and_recall": int((higher_pr[0] | higher_pr[1]).sum()),
+        "jpib_above_kbpib": int((auc_jp > auc_kb).sum()),
+        "jpib_at_least_kbpib": int((r("auc", "JPIB") >= r("auc", "KbPIB")).sum()),
+        "jpib_precision_above": int((m("precision", "JPIB") > m("precision", "KbPIB")).sum()),
+        "jpib_precision_at_least": int((r("precision", "JPIB")
+                                        >= r("precision", "KbPIB")).sum()),
+        "jpib_recall_above": int((m("recall", "JPIB") > m("recall", "KbPIB")).sum()),
+        "jpib_recall_at_least": int((r("recall", "JPIB") >= r("recall", "KbPIB")).sum()),
+        "auc_improved_significant": int((sig["KbPIB"] | sig["JPIB"]).sum()),
+        "jpib_above_kbpib_significant": int(sig_jk.sum()),
+        "kbpib_below_nf": int((auc_kb < auc_nf).sum()),
+        "both_at_least_nf": int(((r("auc", "KbPIB") >= r("auc", "NF"))
+                                 & (r("auc", "JPIB") >= r("auc", "NF"))).sum()),
+    }
+    return counts
+
+
+def across_datasets(mean, a, b, *, alternative="greater"):
+    """The Wilcoxon signed-rank test over data sets of the mean differences ``a - b``.
+
+    The paper's "improvement on 18 of 19 data sets" is a statement across
+    data sets; this is its paired test: each data set contributes the
+    difference of the two models' means over its splits, and
+    :func:`scipy.stats.wilcoxon` (exact for fewer than 50 data sets without
+    ties) tests whether they are centred above 0.
+
+    Parameters
+    ----------
+    mean : DataFrame
+        Data sets x models, e.g. the first output of :func:`metric_table`.
+    a, b : str
+        Models (columns of ``mean``).
+    alternative : {"greater", "less", "two-sided"}, default="greater"
+
+    Returns
+    -------
+    Bunch
+        ``n`` (data sets), ``positive`` (how many differences are > 0),
+        ``median_diff``, ``statistic`` and ``pvalue`` (nan with fewer than
+        two data sets or when all differences are 0).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from lupikit.boosting.experiments import across_datasets
+    >>> mean = pd.DataFrame({"NF": [0.8, 0.7, 0.9, 0.6, 0.75],
+    ...                      "KbPIB": [0.81, 0.72, 0.91, 0.62, 0.76]})
+    >>> round(float(across_datasets(mean, "KbPIB", "NF").pvalue), 4)
+    0.0312
+    """
+    d = (mean[a] - mean[b]).dropna().to_numpy()
+    p = stat = float("nan")
+    if len(d) >= 2 and np.any(d != 0):
+        res = stats.wilcoxon(d, alternative=alternative)
+        p, stat = float(res.pvalue), float(res.statistic)
+    return Bunch(n=int(len(d)), positive=int((d > 0).sum()),
+                 median_diff=float(np.median(d)) if len(d) else float("nan"),
+                 statistic=stat, pvalue=p)
+
+
+def gain_correlation(mean, *, privileged="PF", baseline="NF", models=("KbPIB", "JPIB")):
+    """Pearson correlation, across data sets, of the privileged-only AUC with each model's gain.
+
+    The paper's measure of "the quality of the privileged information" is
+    the AUC of a model trained and tested on ``X*`` alone (``privileged``);
+    the gain of a model is its AUC minus the baseline's.
+
+    Parameters
+    ----------
+    mean : DataFrame
+        Data sets x models of mean AUCs (:func:`metric_table`).
+    privileged, baseline : str, default="PF", "NF"
+    models : tuple of str, default=("KbPIB", "JPIB")
+
+    Returns
+    -------
+    DataFrame
+        Per model: ``r`` (Pearson's r), ``pvalue`` (two-sided, of
+        :func:`scipy.stats.pearsonr`) and ``n``; nan with fewer than three
+        data sets.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from lupikit.boosting.experiments import gain_correlation
+    >>> mean = pd.DataFrame({"PF": [0.5, 0.6, 0.7, 0.8], "NF": [0.8] * 4,
+    ...                      "KbPIB": [0.80, 0.81, 0.82, 0.83], "JPIB": [0.8, 0.8, 0.8, 0.81]})
+    >>> gain_correlation(mean)["r"].round(3).tolist()
+    [1.0, 0.775]
+    """
+    rows = {}
+    for k in models:
+        gain = mean[k] - mean[baseline]
+        ok = gain.notna() & mean[privileged].notna()
+        n = int(ok.sum())
+        r = p = float("nan")
+        if n >= 3 and gain[ok].std() > 0 and mean[privileged][ok].std() > 0:
+            res = stats.pearsonr(mean[privileged][ok], gain[ok])
+            r, p = float(res.statistic), float(res.pvalue)
+        rows[k] = {"r": r, "pvalue": p, "n": n}
+    return pd.DataFrame.from_dict(rows, orient="index")

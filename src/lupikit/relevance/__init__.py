@@ -14,6 +14,15 @@ information*.
   scikit-learn feature selector;
 - :func:`prediction_interval`, :func:`classify_relevance` -- the noise
   thresholds of Section 3.3;
+- :func:`ordinal_holdout`, :func:`stratified_holdout_splits` -- the real-data
+  benchmark's protocol (30 stratified 75/25 hold-out splits, MZE and MAE);
+- :class:`OrdinalElasticNet` -- all-threshold logistic regression with an
+  elastic-net penalty, the ordinal baseline of both benchmarks;
+- :func:`selection_benchmark` -- the synthetic feature-selection experiment
+  of Section 6.1 (precision, recall, F1 against the truth), with the
+  baselines :class:`OrdinalElasticNet` + RFECV and lasso/ridge +
+  ``SelectFromModel`` (:func:`select_features`, :func:`selection_scores`,
+  :func:`selection_table`);
 - :func:`select_C`, :func:`select_C_gamma`, :func:`check_ordinal_labels`, :func:`solve_lp`,
   :class:`OrdinalLP`, :class:`RelevanceTask`, :class:`Probe`,
   :class:`LinearProgramError` -- building blocks.
@@ -22,9 +31,13 @@ information*.
 from ._bounds import FeatureRelevanceBounds
 from ._cv import select_C, select_C_gamma
 from ._highs import LinearProgramError, solve_lp
+from ._holdout import ordinal_holdout, stratified_holdout_splits
+from ._logistic import OrdinalElasticNet
 from ._lp import OrdinalLP
 from ._ordinal import OrdinalRegressionLP, check_ordinal_labels
 from ._regression import L1SVR
+from ._selection import (SELECTION_METHODS, select_features,
+                         selection_benchmark, selection_scores, selection_table)
 from ._tasks import Probe, RelevanceTask
 from ._thresholds import classify_relevance, prediction_interval
 
@@ -42,4 +55,12 @@ __all__ = [
     "RelevanceTask",
     "Probe",
     "LinearProgramError",
+    "ordinal_holdout",
+    "stratified_holdout_splits",
+    "OrdinalElasticNet",
+    "SELECTION_METHODS",
+    "select_features",
+    "selection_scores",
+    "selection_benchmark",
+    "selection_table",
 ]

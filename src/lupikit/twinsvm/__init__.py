@@ -19,7 +19,8 @@ wherever a fast route of the solvers fails an exact one takes over, counted in
 provides them (Section 5.1).
 
 The protocol of the UCI notebook (tuning on a held-out set, then k-fold
-cross-validation) is in :mod:`lupikit.twinsvm.experiments`.
+cross-validation) is in :mod:`lupikit.twinsvm.experiments`; the
+UCI benchmark of Tables 1-3 (all ten data sets) in :mod:`lupikit.twinsvm.uci`.
 """
 
 from ._losses import hinge_loss, linear_loss, pinball_loss, quadratic_loss
