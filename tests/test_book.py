@@ -230,6 +230,19 @@ def test_scorecard_lists_every_claim_and_matches_the_paper_results(built_book):
     assert "not runnable offline" in html and "reproduced" in html
 
 
+def test_data_page_is_generated_from_the_catalogue(built_book):
+    """The Data page lists every data set of lupikit.datasets.catalog(), and what we lack."""
+    from lupikit.datasets import catalog
+
+    html = (built_book / "book" / "data.html").read_text()
+    text = html.replace("\u2019", "'").replace("&amp;", "&").replace("&#8217;", "'")
+    for info in catalog():
+        assert info.name in text, info.name
+    assert "What we lack, and why" in html
+    if os.environ.get("LUPIKIT_DATA"):  # the data home was there: every set was loaded
+        assert "not in the data home" not in html
+
+
 def test_runtime_table_is_generated_from_the_results(built_book):
     html = (built_book / "book" / "reproducing.html").read_text()
     assert "one after another" in html

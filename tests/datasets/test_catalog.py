@@ -59,3 +59,39 @@ def test_bad_part_is_refused(monkeypatch):
         ds.DatasetInfo("x", ("nowhere",), None, "none", "-", missing="because")])
     with pytest.raises(ValueError, match="unknown parts"):
         _catalog.catalog()
+
+
+def _home_entries():
+    return [info for info in catalog() if info.files]
+
+
+@pytest.mark.parametrize("info", _home_entries(), ids=lambda i: i.name)
+def test_loader_refuses_a_missing_data_home(info, tmp_path):
+    from lupikit.datasets._catalog import _loader
+
+    with pytest.raises(FileNotFoundError, match="not an existing folder"):
+        _loader(info.loader)(**info.kwargs, data_home=tmp_path / "nowhere")
+
+
+@pytest.mark.parametrize("info", _home_entries(), ids=lambda i: i.name)
+def test_loader_refuses_an_edited_file(info, tmp_path, monkeypatch):
+    """A truncated, edited or other data set's file under the expected name is never parsed."""
+    from lupikit.datasets._catalog import _loader
+
+    monkeypatch.setenv("LUPIKIT_CACHE", str(tmp_path / "cache"))
+    for f in info.files:
+        target = tmp_path / f
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(b"a,b\n1,2\n")  # another (tiny) data set under the expected name
+    with pytest.raises(ValueError, match="not the registered .* nothing was loaded"):
+        _loader(info.loader)(**info.kwargs, data_home=tmp_path, download_if_missing=False)
+    assert not (tmp_path / "cache").exists() or not any((tmp_path / "cache").iterdir())
+
+
+@pytest.mark.parametrize("info", _home_entries(), ids=lambda i: i.name)
+def test_loader_names_a_missing_file(info, tmp_path):
+    from lupikit.datasets._catalog import _loader
+
+    with pytest.raises(FileNotFoundError) as err:
+        _loader(info.loader)(**info.kwargs, data_home=tmp_path, download_if_missing=False)
+    assert any(f in str(err.value) for f in info.files) and str(tmp_path) in str(err.value)
