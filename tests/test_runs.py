@@ -179,3 +179,13 @@ def test_joblib_loops_on_a_local_cluster_record_the_same_values(toy):
         remote = read_claims(next((toy / "remote").rglob("*.ipynb")))
         assert [r["value"] for r in remote] == [r["value"] for r in local]
         assert finished  # the notebook's joblib loop ran as tasks on the cluster
+
+
+def test_kernels_get_one_openmp_thread_when_several_run(tmp_path):
+    """XGBoost (loaded after threadpoolctl runs) must not start a thread per core in each kernel."""
+    from lupikit._harness import kernel_environment
+
+    env = kernel_environment(tmp_path, blas_threads=1, base={})
+    assert env["LUPIKIT_BLAS_THREADS"] == "1" and env["OMP_NUM_THREADS"] == "1"
+    assert kernel_environment(tmp_path, blas_threads=1, base={"OMP_NUM_THREADS": "3"})["OMP_NUM_THREADS"] == "3"
+    assert "OMP_NUM_THREADS" not in kernel_environment(tmp_path, base={})

@@ -8,7 +8,12 @@ notebook itself is set up here, so that the notebooks carry only the science:
   over TCP without encryption") are not shown (``IPKernelApp.log_level``);
 - one BLAS thread per kernel when several notebooks run at once on a small
   machine (``LUPIKIT_BLAS_THREADS``, applied with threadpoolctl after NumPy and
-  SciPy are loaded);
+  SciPy are loaded), and as many OpenMP threads (``OMP_NUM_THREADS``, unless
+  the caller set it): XGBoost's histogram trees are loaded later than
+  threadpoolctl runs and would otherwise start one OpenMP thread per core in
+  every kernel. Measured: ``lupikit paper --jobs 2`` run without it (not via
+  ``make paper``, which exports ``OMP_NUM_THREADS=1``) took 751 s for
+  ``boosting/gradients`` beside other notebooks, and 102 s with it;
 - with a Dask scheduler address (``LUPIKIT_SCHEDULER``), a ``distributed``
   client and joblib's dask backend, so that the notebooks' joblib loops (their
   ``n_jobs`` parameters) run on the cluster.
@@ -89,6 +94,7 @@ def kernel_environment(folder, *, blas_threads=None, scheduler=None, base=None):
     env.pop("LUPIKIT_SCHEDULER", None)
     if blas_threads is not None:
         env["LUPIKIT_BLAS_THREADS"] = str(int(blas_threads))
+        env.setdefault("OMP_NUM_THREADS", str(int(blas_threads)))
     if scheduler:
         env["LUPIKIT_SCHEDULER"] = str(scheduler)
     return env
