@@ -4,11 +4,19 @@ The build executes every notebook (a failing notebook fails it) and treats
 warnings as errors. The browser check loads built pages in headless Chromium
 with every host name except the local test server unresolvable, and records
 Chromium's network log to prove that the page requested nothing external.
+Those tests are marked ``book`` (slow: they build the book, or start Chromium).
+
+The others are fast and unmarked: the scorecard's page and picture built from
+synthetic claim records (``tools/build_book.py``'s pure functions, and a
+Sphinx build of that one page), and the legibility of the notebooks' figures
+at the book's width, read from their code (and from the PNGs of the last
+build's executed notebooks, when there are any).
 """
 
 import functools
 import http.server
 import json
+import math
 import os
 import re
 import shutil
@@ -24,7 +32,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 HTML = ROOT / "_build" / "html"
 
-pytestmark = pytest.mark.book
+book = pytest.mark.book  # the slow tests: a book build, or Chromium
 
 MATH_PAGES = ["book/intro/setting.html", "notebooks/intro/lupi_setting.html"]
 
@@ -117,6 +125,7 @@ def external(urls):
             and urlparse(u).hostname not in ("127.0.0.1", "localhost")]
 
 
+@book
 def test_book_builds(built_book):
     assert (built_book / "index.html").is_file()
     for page in MATH_PAGES:
@@ -136,6 +145,7 @@ BUDGET_SECONDS = 60.0
 GROSS_REGRESSION = 3.0
 
 
+@book
 def test_notebook_times_are_recorded(built_book):
     """The build writes the per-notebook table into _build/ for every notebook in the book."""
     data = json.loads((ROOT / "_build" / "notebook-times.json").read_text())
@@ -149,6 +159,7 @@ def test_notebook_times_are_recorded(built_book):
     assert all(name in table for name in names)
 
 
+@book
 def test_no_notebook_grossly_over_its_budget(built_book):
     data = json.loads((ROOT / "_build" / "notebook-times.json").read_text())
     limit = GROSS_REGRESSION * BUDGET_SECONDS
@@ -160,6 +171,7 @@ def test_no_notebook_grossly_over_its_budget(built_book):
     )
 
 
+@book
 def test_html_loads_no_external_scripts_styles_or_fonts(built_book):
     pattern = re.compile(
         r"""<(?:script|img|iframe)[^>]+src=["'](https?:)?//|<link[^>]+href=["'](https?:)?//[^"']+["'][^>]*>""",
@@ -178,6 +190,7 @@ def test_html_loads_no_external_scripts_styles_or_fonts(built_book):
     assert not offenders, offenders
 
 
+@book
 @pytest.mark.parametrize("page", MATH_PAGES)
 def test_browser_typesets_math_offline(page, built_book, server, chromium, tmp_path):
     dom, requests = load_page(chromium, f"{server}/{page}", tmp_path)
@@ -190,12 +203,14 @@ def test_browser_typesets_math_offline(page, built_book, server, chromium, tmp_p
     assert external(requests) == [], external(requests)
 
 
+@book
 def test_book_opens_from_file_url(built_book, chromium, tmp_path):
     dom, requests = load_page(chromium, (built_book / MATH_PAGES[0]).as_uri(), tmp_path)
     assert "<mjx-container" in dom
     assert external(requests) == []
 
 
+@book
 def test_browser_check_detects_an_external_request(chromium, tmp_path):
     """The detector itself works: a page asking for an external script is caught."""
     page = tmp_path / "page.html"
@@ -204,6 +219,7 @@ def test_browser_check_detects_an_external_request(chromium, tmp_path):
     assert external(requests) == ["https://cdn.example.org/lib.js"]
 
 
+@book
 def test_scorecard_lists_every_claim_and_matches_the_paper_results(built_book):
     """The scorecard is assembled from this build's claims and results/paper/; the two must agree.
 
@@ -215,6 +231,9 @@ def test_scorecard_lists_every_claim_and_matches_the_paper_results(built_book):
     html = (built_book / "book" / "scorecard.html").read_text()
     for short, d in data.items():
         assert d["default"], f"{short} records no claim"
+        # at the defaults every claim must be computable: a NaN there is a bug, not a verdict
+        nan = [c["id"] for c in d["default"] if c["verdict"] == "not computable"]
+        assert not nan, f"{short}: not computable at the default parameters: {nan}"
         assert d["paper"], f"{short} has no paper-scale result in results/paper/ (run make paper)"
         default_ids = {c["id"] for c in d["default"]}
         paper_ids = {c["id"] for c in d["paper"]}
@@ -228,8 +247,13 @@ def test_scorecard_lists_every_claim_and_matches_the_paper_results(built_book):
         for cid in default_ids | paper_ids:
             assert f"<code class=\"docutils literal notranslate\"><span class=\"pre\">{cid}</span></code>" in html, cid
     assert "not runnable offline" in html and "reproduced" in html
+    # the picture of the verdicts per part, and a drop-down of details per claim
+    assert "scorecard_verdicts" in html and list(built_book.rglob("scorecard_verdicts*.svg"))
+    n_claims = sum(len({c["id"] for c in d["default"]} | {c["id"] for c in d["paper"]}) for d in data.values())
+    assert html.count("claim-details") >= n_claims
 
 
+@book
 def test_data_page_is_generated_from_the_catalogue(built_book):
     """The Data page lists every data set of lupikit.datasets.catalog(), and what we lack."""
     from lupikit.datasets import catalog
@@ -243,6 +267,7 @@ def test_data_page_is_generated_from_the_catalogue(built_book):
         assert "not in the data home" not in html
 
 
+@book
 def test_runtime_table_is_generated_from_the_results(built_book):
     html = (built_book / "book" / "reproducing.html").read_text()
     assert "one after another" in html
@@ -264,6 +289,7 @@ def built_pdf(built_book, chromium):
     return ROOT / "_build" / "pdf" / "lupikit.pdf"
 
 
+@book
 def test_pdf_holds_the_whole_book_with_typeset_math(built_pdf):
     info = subprocess.run(["pdfinfo", str(built_pdf)], capture_output=True, text=True, check=True).stdout
     pages = int(re.search(r"^Pages:\s+(\d+)", info, re.M).group(1))
@@ -280,3 +306,429 @@ def test_pdf_holds_the_whole_book_with_typeset_math(built_pdf):
     assert "\\\\(" not in text and "$$" not in text and "\\\\begin{" not in text
     assert "α" in text or "𝛼" in text
     assert "Solution to Exercise" not in text  # solutions are omitted from the PDF
+    # the scorecard's drop-downs (details of each claim) are printed open
+    assert text.count("At the paper preset.") >= 40
+
+
+# ---------------------------------------------------------------------------
+# The scorecard, from synthetic claim records (fast: no book build)
+# ---------------------------------------------------------------------------
+
+def _load_build_book():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("build_book", ROOT / "tools" / "build_book.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+bb = _load_build_book()
+
+
+def claim(claim_id, verdict, value=0.1, threshold="> 0", **extra):
+    """A claim record as the notebooks glue it (or as results/paper/ stores it)."""
+    rec = {"id": claim_id, "statement": f"Statement of {claim_id}", "paper_value": f"paper value of {claim_id}",
+           "source": "Sec. 1", "section": "Sec", "value": value, "threshold": threshold, "verdict": verdict}
+    rec.update(extra)
+    return rec
+
+
+def notebook(default, paper, stale=False, seeds=None, sections=("Sec",)):
+    """One notebook's entry of ``_build/scorecard.json``."""
+    return {"default": default, "paper": paper, "paper_executed_at": "2026-12-01T00:00:00+00:00",
+            "paper_seconds": 10.0, "paper_commit": "0" * 40, "paper_seeds": seeds, "stale": stale,
+            "sections": list(sections)}
+
+
+SEEDS = {"n": 5, "held": 4, "fraction": 0.8, "values": [0.2, 0.1, -0.1, 0.3, 0.25], "median": 0.2,
+         "min": -0.1, "max": 0.3}
+
+
+@pytest.fixture
+def data():
+    return {
+        "boosting/fairness": notebook(
+            default=[claim("boosting.fairness-dp-compas", "not reproduced", -0.01),
+                     claim("boosting.default-only", "direction")],
+            paper=[claim("boosting.fairness-dp-compas", "direction", 0.2, seeds=SEEDS),
+                   claim("boosting.paper-only", "reproduced"),
+                   claim("boosting.offline", "not runnable offline", None, "the data are not vendored")],
+            seeds=[0, 1, 2, 3, 4]),
+        "twinsvm/uci": notebook(
+            default=[claim("twinsvm.nan", "not computable", None, "NaN: a test from one repetition"),
+                     claim("twinsvm.same", "reproduced", 0.5)],
+            paper=[claim("twinsvm.nan", "not computable", None, "NaN: a test from one repetition"),
+                   claim("twinsvm.same", "reproduced", 0.6, section="Gone")],
+            stale=True),
+    }
+
+
+def _rows(md):
+    """The list-table rows of the generated page: [claim, verdict, seeds, ours vs paper] each."""
+    lines = md.splitlines()
+    rows = []
+    for k, line in enumerate(lines):
+        if line.startswith("* - {ref}`"):
+            rows.append([line[4:]] + [lines[k + j][4:] for j in (1, 2, 3)])
+    return rows
+
+
+def _row(md, claim_id):
+    found = [r for r in _rows(md) if r[0].startswith(f"{{ref}}`{claim_id} <")]
+    assert len(found) == 1, (claim_id, found)
+    return found[0]
+
+
+def test_scorecard_shows_the_paper_verdict_first_and_where_the_default_differs(data):
+    md = bb.scorecard_markdown(data, "default")
+    assert _row(md, "boosting.fairness-dp-compas")[1] == "**direction** · default: not reproduced"
+    assert _row(md, "twinsvm.same")[1] == "**reproduced** (stale)"  # same verdict: shown once
+    assert _row(md, "boosting.paper-only")[1] == "**reproduced** · default: not run"
+    assert _row(md, "boosting.default-only")[1] == "not recorded · default: direction"
+    # the counts: the paper preset's row first
+    table = [line for line in md.splitlines() if line.startswith("| ")]
+    assert table[0].startswith("| claims | reproduced | direction | not reproduced | not computable |")
+    assert table[2] == "| paper preset (recorded) | 2 | 1 | 0 | 1 | 1 | 5 |"
+    assert table[3] == "| this build (default preset) | 1 | 1 | 1 | 1 | 0 | 4 |"
+    assert md.index("claims at the paper preset: 1 reproduced, 1 direction, 1 not runnable offline") \
+        < md.index("This build (default preset), 2 claims: 1 direction, 1 not reproduced")
+
+
+def test_scorecard_of_the_paper_preset_build_names_no_default():
+    data = {"intro/x": notebook(default=[claim("intro.a", "direction")],
+                                paper=[claim("intro.a", "not reproduced", seeds=SEEDS)])}
+    md = bb.scorecard_markdown(data, "paper")
+    assert "verdict (paper preset)" in md and "default" not in _row(md, "intro.a")[1]
+    assert _row(md, "intro.a")[1] == "**not reproduced** · this build: direction"
+
+
+def test_scorecard_shows_the_seeds_and_states_the_majority_rule_once(data):
+    md = bb.scorecard_markdown(data, "default")
+    assert _row(md, "boosting.fairness-dp-compas")[2] == "4/5 seeds, -0.1 to 0.3"
+    assert _row(md, "boosting.fairness-dp-compas")[3].startswith("0.2 (median), needs > 0; paper:")
+    assert _row(md, "boosting.paper-only")[2] == "1 seed"
+    assert _row(md, "boosting.offline")[2] == "–"  # nothing was run
+    assert _row(md, "boosting.default-only")[2] == "–"  # no paper-scale record
+    assert md.count("holds for at least 80% of the seeds (4 of 5)") == 1
+    assert "Seeds per notebook: 5 seeds: 1 notebook; 1 seed: `twinsvm/uci`." in md
+    # a seed at which the claim could not be run does not count against it
+    partial = dict(SEEDS, held=3, fraction=0.75, min=0.1, max=0.1)
+    assert bb.seeds_text(claim("a", "direction", seeds=partial)) == "3/4 seeds, 0.1"
+    no_numbers = dict(SEEDS, min=None, max=None, median=None)
+    assert bb.seeds_text(claim("a", "direction", "yes", seeds=no_numbers)) == "4/5 seeds"
+    one_seed = {"x/y": notebook(default=[], paper=[claim("x.a", "direction")])}
+    assert "Seeds per notebook: 1 seed: `x/y`." in bb.scorecard_markdown(one_seed, "default")
+
+
+def test_scorecard_counts_and_colours_every_verdict(data, tmp_path):
+    from lupikit.claims import VERDICTS
+
+    assert set(VERDICTS) <= set(bb.VERDICTS), "a verdict of lupikit.claims the scorecard does not know"
+    assert "not computable" in bb.VERDICTS and set(bb.VERDICT_COLOURS) == set(bb.VERDICTS)
+    assert len({face for face, _ in bb.VERDICT_COLOURS.values()}) == len(bb.VERDICTS)
+    counts = bb.verdict_counts(data)
+    assert counts["paper"]["not computable"] == 1 and counts["build"]["not computable"] == 1
+    md = bb.scorecard_markdown(data, "default")
+    assert _row(md, "twinsvm.nan")[1] == "**not computable** (stale)"
+    assert _row(md, "twinsvm.nan")[3].startswith("not computable: NaN: a test from one repetition; paper:")
+    svg = bb.verdict_figure(data, tmp_path / "v.svg", "default").read_text()
+    assert 'width="504pt"' in svg  # SCORECARD_FIGURE_WIDTH = 7 in
+    for verdict in bb.VERDICTS:  # every verdict present in the records has its bar
+        assert bb.VERDICT_COLOURS[verdict][0].lower() in svg.lower(), verdict
+
+
+def test_scorecard_refuses_an_unknown_verdict(data):
+    data["twinsvm/uci"]["paper"].append(claim("twinsvm.odd", "maybe"))
+    with pytest.raises(ValueError, match="twinsvm/uci: claim 'twinsvm.odd' has the verdict 'maybe'"):
+        bb.scorecard_markdown(data, "default")
+
+
+def test_every_claim_links_to_its_details(data):
+    md = bb.scorecard_markdown(data, "default")
+    targets = [row[0].split("<", 1)[1].rstrip(">`") for row in _rows(md)]
+    assert len(targets) == len(set(targets)) == 6
+    for target in targets:
+        assert md.count(f"\n({target})=\n") == 1, target
+    details = md.split("(claim-twinsvm-uci-twinsvm-same)=", 1)[1].split(":::", 1)[0]
+    assert "**At the paper preset.** *reproduced*; measured 0.6, needs > 0; one seed; recorded 2026-12-01, " \
+           "stale." in details
+    assert "**In this build (default preset).** *reproduced*; measured 0.5, needs > 0." in details
+    paper_only = md.split("(claim-boosting-fairness-boosting-paper-only)=", 1)[1].split(":::", 1)[0]
+    assert "**At the default preset.** not checked" in paper_only
+    offline = md.split("(claim-boosting-fairness-boosting-offline)=", 1)[1].split(":::", 1)[0]
+    assert "**At the paper preset.** *not runnable offline*: the data are not vendored; recorded" in offline
+    # the link goes to this build's section, with its anchor when the notebook has that heading
+    assert "[twinsvm/uci § Sec](/notebooks/twinsvm/uci.ipynb#sec)" in details
+    gone = {"intro/b": notebook(default=[claim("intro.x", "direction", section="Gone")], paper=[])}
+    assert "[intro/b § Gone](/notebooks/intro/b.ipynb)" in bb.scorecard_markdown(gone, "default")
+    seeded = md.split("(claim-boosting-fairness-boosting-fairness-dp-compas)=", 1)[1].split(":::", 1)[0]
+    assert "held at 4/5 seeds, -0.1 to 0.3, median 0.2" in seeded
+
+
+def test_scorecard_cells_are_short_and_cannot_break_the_table(data):
+    long_words = "'significantly better in terms of the fairness criteria' " * 6
+    data["boosting/fairness"]["paper"][1]["paper_value"] = long_words
+    md = bb.scorecard_markdown(data, "default")
+    cell = _row(md, "boosting.paper-only")[3]
+    assert cell.endswith("…") and len(cell.split("; paper: ", 1)[1]) <= bb._BRIEF
+    assert " ".join(long_words.split()) in md  # in full in the details
+    assert bb._inline("1. first") == "1\\. first" and bb._inline("-0.5, needs > 0") == "\\-0.5, needs > 0"
+    assert bb._inline("**direction**") == "**direction**" and bb._inline("a\nb") == "a b"
+    assert bb._brief("word " * 30, 20) == "word word word word…"
+
+
+def test_scorecard_page_builds_with_sphinx(data, tmp_path):
+    """The generated MyST (list-tables, drop-downs, references, the figure) builds without a warning.
+
+    A Sphinx build of the scorecard page alone, with stub notebooks for its
+    links: what the full book build would say of this page, in seconds.
+    """
+    pytest.importorskip("sphinx_design")
+    pytest.importorskip("myst_nb")
+    import nbformat
+
+    src = tmp_path / "src"
+    (src / "book" / "_generated").mkdir(parents=True)
+    page = (ROOT / "book" / "scorecard.md").read_text()
+    page = page.replace("{py:class}`lupikit.claims.Claims`", "`lupikit.claims.Claims`").replace(
+        "{doc}`reproducing`", "*Reproducing*")
+    (src / "book" / "scorecard.md").write_text(page)
+    for short in data:
+        nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell(f"# {short}\n\n## Sec\n\ntext")])
+        (src / "notebooks" / short).parent.mkdir(parents=True, exist_ok=True)
+        nbformat.write(nb, src / "notebooks" / f"{short}.ipynb")
+    parts = {"boosting": "Part I: boosting", "twinsvm": "Part II: twin SVMs"}
+    (src / "book" / "_generated" / "scorecard.md").write_text(
+        bb.scorecard_markdown(data, "default", parts=parts, figure=bb.SCORECARD_FIGURE))
+    bb.verdict_figure(data, src / "book" / "_generated" / bb.SCORECARD_FIGURE, "default", parts=parts)
+    (src / "index.md").write_text("# Index\n\n```{toctree}\nbook/scorecard\nnotebooks/boosting/fairness\n"
+                                  "notebooks/twinsvm/uci\n```\n")
+    (src / "conf.py").write_text(
+        'extensions = ["myst_nb", "sphinx_design"]\n'
+        'myst_enable_extensions = ["amsmath", "colon_fence", "dollarmath", "deflist"]\n'
+        "myst_heading_anchors = 3\nnb_execution_mode = 'off'\nexclude_patterns = ['_build']\n"
+        "suppress_warnings = ['myst.header']\n")  # the include's own headings start at H2, as in the book
+    proc = subprocess.run([sys.executable, "-m", "sphinx", "-b", "html", "-n", "-q", "-W", "--keep-going",
+                           str(src), str(tmp_path / "html")], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr[-5000:]
+    html = (tmp_path / "html" / "book" / "scorecard.html").read_text()
+    assert html.count('<details class="sd-sphinx-override sd-dropdown') == 6
+    assert html.count("claim-details") == 6
+    assert 'href="#claim-boosting-fairness-boosting-fairness-dp-compas"' in html
+    assert "../notebooks/boosting/fairness.html#sec" in html
+    assert (tmp_path / "html" / "_images" / bb.SCORECARD_FIGURE).is_file()
+
+
+# ---------------------------------------------------------------------------
+# Figures legible at the book's width (fast: the notebooks' code; the PNGs of
+# the last build's executed notebooks when there are any)
+# ---------------------------------------------------------------------------
+
+#: Width in CSS px of an image in a notebook page of the book with the browser
+#: window 1400 px wide: sphinx-book-theme 1.3's article is 836 px there, an
+#: output image gets 772 px of it (measured with headless Chromium). A figure
+#: of W inches at D dpi is W * D px and is scaled down to this width.
+CONTENT_PX = 770
+#: matplotlib's figure.dpi, which the inline backend keeps (the build's PNGs are 100 dpi).
+DPI = 100
+#: The smallest font size (the em, in CSS px) a figure may show at CONTENT_PX;
+#: digits are about 0.7 of it high.
+MIN_PX = 10.0
+DEFAULT_PT = 10.0  # matplotlib's font.size: tick labels, axis labels and legends unless sized
+_NAMED_PT = {"xx-small": 0.579, "x-small": 0.694, "small": 0.833, "medium": 1.0, "large": 1.2,
+             "x-large": 1.44, "xx-large": 1.728, "smaller": 0.833, "larger": 1.2}
+_FONT_KEYWORDS = {"fontsize", "labelsize", "title_fontsize"}
+_FIGURE_CALLS = {"subplots", "figure", "subplot_mosaic"}  # without figsize: 6.4 in wide
+NOTEBOOKS = sorted(p for p in (ROOT / "notebooks").rglob("*.ipynb") if ".ipynb_checkpoints" not in p.parts)
+
+
+def shown_px(points, width_in, dpi=DPI):
+    """CSS px of a ``points``-pt font in a figure ``width_in`` inches wide, shown at the book's width."""
+    return points * dpi / 72 * min(1.0, CONTENT_PX / (width_in * dpi))
+
+
+def _size(node, problems, what):
+    import ast
+
+    try:
+        value = ast.literal_eval(node)
+    except ValueError:
+        problems.append(f"{what} is not a literal: {ast.unparse(node)}")
+        return None
+    if isinstance(value, str):
+        return DEFAULT_PT * _NAMED_PT[value]
+    return float(value)
+
+
+def _figure_code(tree):
+    """Figure widths (inches), font sizes (points) and the names called in ``tree``."""
+    import ast
+
+    widths, fonts, calls, problems = [], [], set(), []
+    for node in ast.walk(tree):
+        if (isinstance(node, ast.Attribute) and node.attr in ("rcParams", "rc", "style", "rc_context")
+                and getattr(node.value, "id", None) in ("plt", "pyplot", "matplotlib", "mpl")) or (
+                isinstance(node, ast.Name) and node.id == "rcParams"):
+            problems.append(f"matplotlib's {ast.unparse(node)} is not read by this check: size fonts by keyword")
+        if not isinstance(node, ast.Call):
+            continue
+        func = node.func
+        name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", None)
+        calls.add(name)
+        keywords = {k.arg: k.value for k in node.keywords if k.arg}
+        if "figsize" in keywords:
+            size = keywords["figsize"]
+            if isinstance(size, (ast.Tuple, ast.List)):
+                width = _size(size.elts[0], problems, "a figure's width")
+                if width is not None:
+                    widths.append(width)
+            else:
+                problems.append(f"figsize is not a tuple: {ast.unparse(size)}")
+        elif name in _FIGURE_CALLS:
+            widths.append(6.4)
+        for key in _FONT_KEYWORDS & set(keywords):
+            pt = _size(keywords[key], problems, key)
+            if pt is not None:
+                fonts.append(pt)
+    return widths, fonts, calls, problems
+
+
+def _code_cells(nb):
+    """``(cell id, source, syntax tree)`` of a notebook's code cells (magics left out)."""
+    import ast
+
+    for cell in nb.get("cells", []):
+        if cell.get("cell_type") != "code":
+            continue
+        source = "".join(cell["source"])
+        code = "\n".join(line for line in source.splitlines() if not line.lstrip().startswith(("%", "!")))
+        yield cell.get("id"), source, ast.parse(code)
+
+
+def _functions(nb):
+    """The functions a notebook defines at the top level of its cells: ``{name: def node}``."""
+    import ast
+
+    return {node.name: node for _, _, tree in _code_cells(nb) for node in tree.body
+            if isinstance(node, ast.FunctionDef)}
+
+
+def figure_cells(path):
+    """Per code cell that makes a figure: ``(cell id, source, width in, smallest font pt, problems, helpers)``.
+
+    The font sizes are the cell's own and those of the notebook's functions it
+    calls (plotting helpers defined in another cell, named with their source
+    in ``helpers``); text not sized by a keyword has matplotlib's default of
+    10 pt, so the smallest font is at most that.
+    """
+    import ast
+
+    nb = json.loads(Path(path).read_text(encoding="utf-8"))
+    helpers = {name: (node, _figure_code(node)) for name, node in _functions(nb).items()}
+    out = []
+    for cell_id, source, tree in _code_cells(nb):
+        widths, fonts, calls, problems = _figure_code(tree)
+        used = {}
+        for name in calls & set(helpers):
+            node, (_, helper_fonts, _, helper_problems) = helpers[name]
+            fonts, problems = fonts + helper_fonts, problems + helper_problems
+            used[name] = ast.unparse(node)
+        if widths or problems:
+            out.append((cell_id, source, max(widths, default=math.inf), min([DEFAULT_PT, *fonts]), problems,
+                        used))
+    return out
+
+
+def test_figure_check_reads_the_code(tmp_path):
+    import nbformat
+
+    nb = nbformat.v4.new_notebook(cells=[
+        nbformat.v4.new_code_cell("def helper(ax):\n    ax.legend(fontsize='small')"),
+        nbformat.v4.new_code_cell("fig, axes = plt.subplots(1, 4, figsize=(13, 2.8))\nhelper(axes[0])"),
+        nbformat.v4.new_code_cell("fig, ax = plt.subplots()\nax.annotate('a', (0, 0), fontsize=7)"),
+        nbformat.v4.new_code_cell("x = np.ones(3)"),
+        nbformat.v4.new_code_cell("plt.rcParams['font.size'] = 6\nplt.figure(figsize=(w, 3))"),
+    ])
+    path = tmp_path / "nb.ipynb"
+    nbformat.write(nb, path)
+    (_, _, w1, s1, p1, h1), (_, _, w2, s2, p2, h2), (_, _, w3, s3, p3, _) = figure_cells(path)
+    assert (w1, s1, p1, list(h1)) == (13.0, pytest.approx(8.33), [], ["helper"])
+    assert shown_px(10, 13) == pytest.approx(10 * 770 / (72 * 13))  # scaled down: 8.2 px
+    assert (w2, s2, p2, h2) == (6.4, 7.0, [], {})
+    assert shown_px(7, 6.4) == pytest.approx(7 * 100 / 72)  # narrower than the page: not scaled
+    assert w3 == math.inf and sorted(p3) == ["a figure's width is not a literal: w",
+                                             "matplotlib's plt.rcParams is not read by this check: size fonts "
+                                             "by keyword"]
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.relative_to(ROOT / "notebooks").as_posix() for p in NOTEBOOKS])
+def test_notebook_figures_are_legible_at_the_book_width(path):
+    """Every figure's smallest text is at least MIN_PX high in the book (from figsize and font sizes)."""
+    small = {}
+    for cell_id, _, width, points, problems, _ in figure_cells(path):
+        assert not problems, (cell_id, problems)
+        if shown_px(points, width) < MIN_PX:
+            fix = f"text >= {MIN_PX * 72 / min(DPI, CONTENT_PX / width):.1f} pt"
+            if points * DPI / 72 >= MIN_PX:
+                fix = f"a width <= {points * CONTENT_PX / (72 * MIN_PX):.1f} in or " + fix
+            small[cell_id] = f"{width:g} in wide with {points:g}-pt text: {shown_px(points, width):.1f} px; needs {fix}"
+    assert not small, small
+
+
+def _executed_notebooks():
+    """Executed notebooks of earlier runs: the book's jupyter-cache and the paper-scale executions."""
+    build = ROOT / "_build"
+    yield from sorted((build / ".jupyter_cache" / "executed").glob("*/base.ipynb"))
+    yield from sorted((build / "paper").rglob("*.ipynb"))
+
+
+def test_executed_figures_are_legible_at_the_book_width():
+    """The PNGs of executed cells whose code is unchanged: their real width (after the tight bounding box).
+
+    A cell counts if its source and the plotting functions it calls are the
+    same in the executed notebook as in the notebook now.
+    """
+    import base64
+    import io
+
+    PIL = pytest.importorskip("PIL.Image")
+    import ast
+
+    current = {}
+    for path in NOTEBOOKS:
+        for cell_id, source, _, points, _, helpers in figure_cells(path):
+            current[cell_id, source] = (path.relative_to(ROOT / "notebooks").as_posix(), points, helpers)
+    checked, small = 0, {}
+    for executed in _executed_notebooks():
+        try:
+            nb = json.loads(executed.read_text(encoding="utf-8"))
+        except (OSError, ValueError):  # being written by a build or a run at this moment
+            continue
+        functions = None
+        for cell in nb.get("cells", []):
+            key = (cell.get("id"), "".join(cell.get("source", "")))
+            if cell.get("cell_type") != "code" or key not in current:
+                continue
+            name, points, helpers = current[key]
+            if functions is None:
+                functions = {k: ast.unparse(v) for k, v in _functions(nb).items()}
+            if any(functions.get(k) != v for k, v in helpers.items()):
+                continue  # drawn by an older version of a plotting function
+            for output in cell.get("outputs", []):
+                png = (output.get("data") or {}).get("image/png")
+                if png is None:
+                    continue
+                image = PIL.open(io.BytesIO(base64.b64decode(png)))
+                dpi = float(image.info.get("dpi", (DPI, DPI))[0])
+                px = points * dpi / 72 * min(1.0, CONTENT_PX / image.width)
+                checked += 1
+                if px < MIN_PX:
+                    small[f"{name} {key[0]}"] = f"{image.width} px wide at {dpi:.0f} dpi, {points:g} pt: {px:.1f} px"
+    if not checked:
+        pytest.skip("no executed notebook with unchanged figure cells under _build/ (build the book first)")
+    assert not small, small
+
+
+def test_scorecard_picture_is_legible():
+    assert shown_px(bb.SCORECARD_FIGURE_FONT, bb.SCORECARD_FIGURE_WIDTH) >= MIN_PX

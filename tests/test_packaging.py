@@ -10,7 +10,10 @@ import yaml
 ROOT = Path(__file__).resolve().parents[1]
 SRC = ROOT / "src" / "lupikit"
 PARTS = ("boosting", "twinsvm", "relevance", "oblivious")
-SHARED = ("datasets", "metrics", "kernels", "_validation", "claims", "_progress", "_harness", "_runs")
+# every other module of the package: the common modules and the tools' private ones
+SHARED = tuple(sorted(p.stem for p in SRC.iterdir()
+                      if (p.suffix == ".py" or (p.is_dir() and (p / "__init__.py").is_file()))
+                      and p.stem not in PARTS + ("cli", "__init__")))
 
 
 def pyproject():

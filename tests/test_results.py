@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from lupikit import _runs
+from lupikit._seeds import MAJORITY
 from lupikit.claims import VERDICTS
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -35,6 +36,16 @@ def test_result_schema(path):
     ids = [c["id"] for c in rec["claims"]]
     assert len(ids) == len(set(ids))
     for c in rec["claims"]:
-        assert set(c) == {"id", "statement", "paper_value", "value", "verdict", "threshold", "source", "section"}
+        assert tuple(c) == _runs.CLAIM_KEYS
         assert c["verdict"] in VERDICTS
         assert isinstance(c["statement"], str) and c["statement"]
+        # the claim across the record's seeds: its verdict follows the majority rule
+        seeds = c["seeds"]
+        assert seeds["seeds"] and set(seeds["seeds"]) <= set(rec["seeds"])
+        assert len(seeds["values"]) == len(rec["seeds"]) and seeds["n"] == len(seeds["seeds"])
+        if seeds["fraction"] is not None:
+            assert 0 <= seeds["held"] <= seeds["n"] and 0.0 <= seeds["fraction"] <= 1.0
+            kept = seeds["fraction"] >= MAJORITY - 1e-9
+            assert (c["verdict"] in ("reproduced", "direction")) == kept, c["id"]
+    assert rec["seeds"] and len(rec["seeds"]) == len(set(rec["seeds"]))
+    assert rec["parameters"]["seed"] == rec["seeds"][0]

@@ -6,6 +6,8 @@ The toy notebook has the book's conventions (a parameters cell, presets, a
 
 import csv
 import json
+import os
+import re
 import subprocess
 import sys
 
@@ -18,11 +20,12 @@ from lupikit.cli import main, read_presets
 from local_cluster import local_cluster  # tests/ is on pytest's pythonpath
 
 TOY = [
-    ("markdown", "# A toy notebook\n\nIts claim: the scaled mean is small."),
+    ("markdown", "# A toy notebook\n\nIts claim: the scaled mean is small, $\\bar x / n < t$.\n\n"
+                 "$$\\sum_{i=0}^{n-1} \\sqrt{i}$$"),
     ("parameters", 'preset: str = "default"  # "default" or "paper"\n'
-                   "n: int = 10  # values\n"
+                   "n: int = 10  # values [≥ 1]\n"
                    "threshold: float = 0.5  # what the claim needs\n"
-                   "n_jobs: int = 1  # joblib workers"),
+                   "n_jobs: int = 1  # joblib workers [≠ 0]"),
     ("code", 'if preset == "paper":\n    n = 20\n'
              "from lupikit.claims import Claims\n\n"
              'claims = Claims("toy/claims", preset=preset, parameters=dict(n=n, threshold=threshold))'),
@@ -74,11 +77,68 @@ def test_unknown_preset_is_an_error_listing_the_presets(toy, capsys):
     assert "unknown preset 'fast'" in err and "'default', 'paper'" in err
 
 
-def test_run_reports_a_failed_claim_by_id_value_and_threshold(toy, capsys):
-    assert cli(toy, "run", "toy/claims", "-p", "threshold", "0.01", "--out", str(toy / "out")) == 2
-    err = capsys.readouterr().err
-    assert "claim toy.mean (The scaled mean is small) does not hold: measured 0.1" in err
-    assert "needs < 0.01" in err
+def test_run_evaluates_every_claim_and_exits_1_when_one_fails(toy, capsys):
+    """A failed claim stops nothing: every claim is printed, the notebook and its HTML are written."""
+    out = toy / "out"
+    assert cli(toy, "run", "toy/claims", "-p", "threshold", "0.01", "--out", str(out)) == 1
+    captured = capsys.readouterr()
+    lines = captured.out.splitlines()
+    mean = next(l for l in lines if "toy.mean" in l)
+    assert mean.strip().startswith("✘ toy.mean: measured 0.1") and mean.endswith("needs < 0.01 — not reproduced")
+    assert any(l.strip() == "– toy.offline: not runnable offline — the data are not available offline"
+               for l in lines)  # the claim after the failed one was evaluated too
+    assert "2 claims: 1 not reproduced, 1 not runnable offline" in captured.out
+    assert "1 claim(s) not as the book states: toy.mean" in captured.err
+    executed = next(out.rglob("*.ipynb"))
+    assert executed.with_suffix(".html").is_file()
+    assert [r["verdict"] for r in read_claims(executed)] == ["not reproduced", "not runnable offline"]
+
+
+def test_run_with_a_cell_error_renders_what_ran_and_lists_the_claims_not_evaluated(toy, capsys):
+    cells = TOY + [
+        ("code", 'claims.check("toy.nan", "A t-test of one value", float("nan"), "<", 0.05, paper="p < 0.05")'),
+        ("code", 'raise ValueError("boom")'),
+        ("code", 'claims.check("toy.after", "Never reached", 1.0, ">", 0.0, paper="> 0")'),
+    ]
+    make_toy(toy, "toy/broken", cells=cells)
+    out = toy / "out"
+    assert cli(toy, "run", "toy/broken", "--out", str(out)) == 1
+    captured = capsys.readouterr()
+    assert "? toy.nan: not computable — the measured value is nan (needs < 0.05)" in captured.out
+    assert "a cell raised ValueError: boom" in captured.err
+    assert "not evaluated (the run stopped): toy.after" in captured.err
+    executed = next(out.rglob("*.ipynb"))
+    html = executed.with_suffix(".html").read_text()
+    assert "boom" in html and "toy.nan" not in html.split("<body", 1)[0]
+    assert [r["verdict"] for r in read_claims(executed)] == ["reproduced", "not runnable offline",
+                                                            "not computable"]
+
+
+def test_a_not_computable_claim_is_no_failure(toy, capsys):
+    make_toy(toy, "toy/nan", cells=TOY + [
+        ("code", 'claims.check("toy.nan", "A t-test of one value", float("nan"), "<", 0.05, paper="p < 0.05")')])
+    assert cli(toy, "run", "toy/nan", "--out", str(toy / "out")) == 0
+    assert "3 claims: 1 reproduced, 1 not runnable offline, 1 not computable" in capsys.readouterr().out
+
+
+def test_run_prints_the_parameters_read_back_from_the_run(toy, capsys):
+    assert cli(toy, "run", "toy/claims", "--preset", "paper", "--out", str(toy / "out")) == 0
+    out = capsys.readouterr().out
+    # the paper preset sets n = 20 after the parameters cell: the run says so, not the command line
+    assert "parameters of the run (read back from it): n=20, threshold=0.5, preset='paper'" in out
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--preset", "paper", "-p", "n", "5"],
+     "preset 'paper' sets n=20; -p n conflicts with it"),
+    (["-p", "preset", "paper", "-p", "n", "5"], "-p n 5"),
+    (["-p", "n", "0"], "parameter 'n' must be in [≥ 1] (values): 0 is outside it"),
+    (["-p", "n_jobs", "0"], "parameter 'n_jobs' must be in [≠ 0]"),
+])
+def test_run_refuses_before_running(toy, capsys, args, message):
+    assert cli(toy, "run", "toy/claims", *args, "--out", str(toy / "out")) == 2
+    assert message in capsys.readouterr().err
+    assert not (toy / "out").exists()
 
 
 def test_run_records_the_claims_and_is_quiet(toy):
@@ -102,23 +162,94 @@ def test_sweep_records_failures_as_values_and_carries_on(toy, capsys):
                "--jobs", "2", "--out", str(out), "--plot", "toy.mean", "n") == 0
     rows = list(csv.DictReader((out / "claims.csv").open()))
     assert len(rows) == 4
-    assert [(r["threshold"], r["n"], r["toy.mean:holds"]) for r in rows] == [
-        ("0.01", "5", "False"), ("0.01", "10", "False"), ("1.0", "5", "True"), ("1.0", "10", "True")]
+    assert [(r["threshold"], r["n"], r["toy.mean:holds"], r["toy.mean:verdict"]) for r in rows] == [
+        ("0.01", "5", "False", "not reproduced"), ("0.01", "10", "False", "not reproduced"),
+        ("1.0", "5", "True", "reproduced"), ("1.0", "10", "True", "reproduced")]
     assert all(float(r["toy.mean"]) > 0 and not r["error"] for r in rows)
+    # the parameters the runs used, read back from them (n_jobs was not swept)
+    assert all(r["n_jobs"] == "1" and r["preset"] == "default" for r in rows)
     assert (out / "toy.mean-vs-n.png").stat().st_size > 1000
-    assert "claims table:" in capsys.readouterr().out
+    assert sorted(p.name for p in (out / "runs").glob("*.html")) == [f"run00{i}.html" for i in range(4)]
+    printed = capsys.readouterr().out
+    # one line per run as it finishes, with its claims' outcomes
+    assert "run 1/4 threshold=0.01, n=5: " in printed
+    assert "2 claims: 1 failed, 1 not runnable offline (toy.mean)" in printed
+    assert "2 claims: 1 held, 1 not runnable offline" in printed
+    # the summary: how often each claim held
+    summary = {r["claim"]: r for r in csv.DictReader((out / "claims-summary.csv").open())}
+    assert (summary["toy.mean"]["held"], summary["toy.mean"]["failed"], summary["toy.mean"]["pass rate"]) == (
+        "2", "2", "0.5")
+    assert summary["toy.offline"]["not runnable offline"] == "4" and summary["toy.offline"]["pass rate"] == ""
+    assert "toy.mean     held 2/4 (50%)" in printed
+    assert "claims table:" in printed
+
+
+def test_sweep_plot_shows_the_threshold_and_the_outcomes(toy, tmp_path):
+    pytest.importorskip("matplotlib")
+    from lupikit.cli import _plot_sweep
+
+    out = toy / "sweep"
+    assert cli(toy, "sweep", "toy/claims", "-p", "n", "5,10", "--out", str(out)) == 0
+    executed = sorted((out / "runs").glob("*.ipynb"))
+    runs = [({"n": n}, str(e), 1.0, "") for n, e in zip((5, 10), executed)]
+    rows = _runs.sweep_rows(runs)
+    import matplotlib.pyplot as plt
+
+    created = []
+    original = plt.subplots
+
+    def spy(*a, **k):
+        fig, ax = original(*a, **k)
+        created.append((fig, ax))
+        return fig, ax
+
+    plt.subplots = spy
+    try:
+        _plot_sweep(runs, rows, "toy.mean", "n", [], tmp_path / "p.png")
+    finally:
+        plt.subplots = original
+    fig, ax = created[0]
+    assert ax.get_xlabel() == "n"
+    assert "The scaled mean is small" in ax.get_ylabel() and "toy.mean" in ax.get_ylabel()
+    labels = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert "threshold: needs < 0.5" in labels and "claim held" in labels
+    assert any(abs(line.get_ydata()[0] - 0.5) < 1e-12 and line.get_linestyle() == "--" for line in ax.get_lines())
+
+
+def test_sweep_per_run_threshold_is_drawn_when_it_varies(toy, capsys):
+    out = toy / "sweep"
+    assert cli(toy, "sweep", "toy/claims", "-p", "threshold", "0.01,1.0", "--out", str(out),
+               "--plot", "toy.mean", "threshold") == 0
+    assert (out / "toy.mean-vs-threshold.png").is_file()
 
 
 @pytest.mark.parametrize("args, message", [
     (["-p", "nope", "1,2"], "unknown sweep parameter 'nope'"),
     (["-p", "n", "1,x"], "parameter 'n': expected an int"),
+    (["-p", "n", "1,0"], "parameter 'n' must be in [≥ 1]"),
     ([], "give at least one parameter"),
     (["-p", "n", "1,2", "--plot", "toy.mean", "threshold"], "not a swept parameter"),
+    (["-p", "n", "1,2", "--plot", "toy.nope", "n"], "checks no claim 'toy.nope'; its claims: toy.mean, toy.offline"),
+    (["-p", "preset", "default,paper", "-p", "n", "5,10"], "preset 'paper' sets n=20; -p n conflicts with it"),
+    (["--preset", "paper", "-p", "n", "5,10"], "To sweep it, leave preset 'paper' out of the sweep"),
+    (["-p", "n", "1,2", "--jobs", "0"], "--jobs must be at least 1"),
     (["-p", "n", "1,2", "--scheduler", "tcp://127.0.0.1:9"], "cannot reach the Dask scheduler"),
 ])
-def test_sweep_errors_are_clear(toy, capsys, args, message):
-    assert cli(toy, "sweep", "toy/claims", *args) == 2
+def test_sweep_errors_are_clear_and_come_before_any_run(toy, capsys, args, message):
+    assert cli(toy, "sweep", "toy/claims", *args, "--out", str(toy / "sweep")) == 2
     assert message in capsys.readouterr().err
+    assert not (toy / "sweep").exists()
+
+
+def test_sweep_plot_accepts_an_f_string_claim_id(toy, capsys):
+    make_toy(toy, "toy/fstring", cells=TOY + [
+        ("code", 'for k in (1, 2):\n'
+                 '    claims.check(f"toy.size-{k}", "A size", float(k), ">", 0.0, paper="> 0")')])
+    assert cli(toy, "sweep", "toy/fstring", "-p", "n", "2,3", "--plot", "toy.size-2", "n",
+               "--out", str(toy / "sweep")) == 0
+    assert (toy / "sweep" / "toy.size-2-vs-n.png").is_file()
+    assert cli(toy, "sweep", "toy/fstring", "-p", "n", "2,3", "--plot", "toy.other", "n") == 2
+    assert "its claims: toy.mean, toy.offline, f'toy.size-{k}'" in capsys.readouterr().err
 
 
 def test_paper_results_have_the_schema_and_go_stale(toy, capsys):
@@ -189,3 +320,90 @@ def test_kernels_get_one_openmp_thread_when_several_run(tmp_path):
     assert env["LUPIKIT_BLAS_THREADS"] == "1" and env["OMP_NUM_THREADS"] == "1"
     assert kernel_environment(tmp_path, blas_threads=1, base={"OMP_NUM_THREADS": "3"})["OMP_NUM_THREADS"] == "3"
     assert "OMP_NUM_THREADS" not in kernel_environment(tmp_path, base={})
+
+
+def test_run_page_typesets_math_with_no_network(toy, tmp_path):
+    """The HTML of a run loads no CDN script: MathJax is the book's vendored copy, next to the runs."""
+    from test_book import chromium_path, external, load_page  # tests/ is on pytest's pythonpath
+
+    out = toy / "out"
+    assert cli(toy, "run", "toy/claims", "--out", str(out)) == 0
+    page = next(out.rglob("*.html"))
+    text = page.read_text(encoding="utf-8")
+    assert not re.search(r"""<(script|link)\b[^>]*\b(src|href)\s*=\s*["']?(https?:)?//""", text), (
+        "the page refers to a script or style on the network")
+    assert "import mermaid" not in text and "require.min.js" not in text
+    assert (out / "_static" / "mathjax" / "tex-chtml-full.js").is_file()
+    chromium = chromium_path()
+    if chromium is None:
+        pytest.skip("chromium is not installed (run tools/ensure_chromium.sh)")
+    dom, requests = load_page(chromium, page.as_uri(), tmp_path)
+    body = dom.split("<body", 1)[1]
+    assert body.count("<mjx-container") >= 2, "MathJax did not typeset the page"
+    assert "$$" not in body and "\\bar x" not in body, "TeX left untypeset"
+    assert external(requests) == [], external(requests)
+
+
+def test_a_command_leaves_the_callers_environment_as_it_was(toy, monkeypatch):
+    """`run` executes in record mode; the process that called main() keeps raise mode."""
+    monkeypatch.delenv("LUPIKIT_CLAIMS", raising=False)
+    before = dict(os.environ)
+    assert cli(toy, "run", "toy/claims", "--out", str(toy / "out")) == 0
+    assert dict(os.environ) == before
+
+
+SEEDED = [
+    ("parameters", 'preset: str = "default"  # "default" or "paper"\n'
+                   "seed: int = 3  # random seed [≥ 0]"),
+    ("code", "from lupikit.claims import Claims\n\n"
+             'claims = Claims("toy/seeded", preset=preset, parameters=dict(seed=seed))\n'
+             'if preset == "paper":\n    pass'),
+    ("code", 'claims.check("toy.four-of-five", "Holds but at one seed", float(seed), "!=", 5.0,\n'
+             '             paper="always", verdict="direction")\n'
+             'claims.check("toy.three-of-five", "Holds at three seeds", float(seed), "<", 6.0,\n'
+             '             paper="always")'),
+]
+
+
+def test_paper_with_seeds_records_the_fraction_and_the_majority_verdict(toy, capsys):
+    make_toy(toy, "toy/seeded", cells=SEEDED)
+    results = toy / "results"
+    assert cli(toy, "paper", "toy/seeded", "--seeds", "5", "--results", str(results)) == 0
+    rec = json.loads((results / "toy" / "seeded.json").read_text())
+    assert tuple(rec) == _runs.RESULT_KEYS
+    # the seeds start at the notebook's own default (3)
+    assert rec["seeds"] == [3, 4, 5, 6, 7] and rec["parameters"]["seed"] == 3
+    four, three = rec["claims"]
+    assert four["seeds"]["held"] == 4 and four["seeds"]["fraction"] == 0.8 and four["verdict"] == "direction"
+    assert three["seeds"]["held"] == 3 and three["verdict"] == "not reproduced"
+    assert four["seeds"]["values"] == [3.0, 4.0, 5.0, 6.0, 7.0] and four["value"] == 5.0
+    assert (four["seeds"]["min"], four["seeds"]["max"]) == (3.0, 7.0)
+    for seed in rec["seeds"]:
+        assert (toy / "_build" / "paper" / "toy" / "seeded" / f"seed{seed}.ipynb").is_file()
+    out = capsys.readouterr().out
+    assert "toy/seeded seed 5:" in out and "(5 seed(s))" in out
+    # a record with fewer seeds than asked for is run again; with as many, not
+    assert cli(toy, "paper", "toy/seeded", "--seeds", "5", "--results", str(results)) == 0
+    assert "not run again" in capsys.readouterr().out
+    assert cli(toy, "paper", "toy/seeded", "--seeds", "0", "--results", str(results)) == 2
+    assert "--seeds must be at least 1" in capsys.readouterr().err
+
+
+def test_run_goes_on_after_a_failed_assert_of_the_notebook_and_exits_1(toy, capsys):
+    # the notebook's own asserts are soft in `lupikit run` and `sweep`: every claim is evaluated
+    make_toy(toy, "toy/asserting", cells=TOY[:3] + [
+        ("code", "assert n > 100, f'n is {n}'"),
+        ("code", 'claims.check("toy.later", "Checked after the assert", float(n), ">", 0.0, paper="> 0")')])
+    assert cli(toy, "run", "toy/asserting", "--out", str(toy / "out")) == 1
+    captured = capsys.readouterr()
+    assert "✘ assertion of the notebook (cell 4): assert n > 100, n is 10 — failed, the run went on" in captured.out
+    assert any(line.strip().startswith("✔ toy.later") for line in captured.out.splitlines())
+    assert "1 assertion(s) of the notebook failed" in captured.err
+    # a sweep records them per run
+    out = toy / "sweep"
+    assert cli(toy, "sweep", "toy/asserting", "-p", "n", "10,200", "--out", str(out)) == 0
+    assert "1 assertion(s) of the notebook failed" in capsys.readouterr().out
+    with (out / "claims.csv").open() as fh:
+        rows = list(csv.DictReader(fh))
+    assert [r["failed asserts"] for r in rows] == ["cell 4: n > 100", ""]
+    assert [r["toy.later:holds"] for r in rows] == ["True", "True"]

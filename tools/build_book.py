@@ -24,10 +24,12 @@ The build has two steps:
 
 Between the two steps the tool writes the pages that are assembled from the
 recorded claims and results, never typed by hand (``book/_generated/``, not
-committed): the scorecard's tables (the claims each notebook recorded in this
-build, beside the paper-scale values of ``results/paper/``, marked stale when
-the notebook or its part's code changed since they were recorded) and the
-runtime table of the "Reproducing and rerunning" page. It also writes
+committed): the scorecard (per part, a compact table of the claims with the
+verdict of the paper-scale records of ``results/paper/`` first and this
+build's beside it where it differs, marked stale when the notebook or its
+part's code changed since they were recorded; the details of each claim in a
+drop-down; and a picture of the verdicts per part), the runtime table of the
+"Reproducing and rerunning" page and the Data page's tables. It also writes
 ``_build/scorecard.json``, which the tests compare with the results.
 
 ``--preset paper`` builds the same book from the paper-scale executions
@@ -43,7 +45,9 @@ about the book.
 
 import argparse
 import json
+import math
 import os
+import re
 import subprocess
 import sys
 import time
@@ -190,6 +194,21 @@ def executed_default(notebooks):
     return out
 
 
+def notebook_sections(path):
+    """The headings (levels 1 to 3, those with anchors) of a notebook's Markdown cells."""
+    nb = json.loads(Path(path).read_text(encoding="utf-8"))
+    found = []
+    for cell in nb.get("cells", []):
+        if cell.get("cell_type") != "markdown":
+            continue
+        src = cell.get("source", "")
+        for line in ("".join(src) if isinstance(src, list) else src).splitlines():
+            m = re.match(r"^(#{1,3})\s+(.+?)\s*#*\s*$", line)
+            if m:
+                found.append(m.group(2))
+    return found
+
+
 def _fmt(value):
     if value is None:
         return "–"
@@ -213,7 +232,7 @@ def _anchor(section):
 
 
 def write_generated(executed, preset):
-    """The scorecard tables, the paper-preset runtime table and ``_build/scorecard.json``."""
+    """The scorecard (tables and picture), the paper-preset runtime table and ``_build/scorecard.json``."""
     from lupikit import _runs
     from lupikit.claims import read_claims
 
@@ -230,71 +249,16 @@ def write_generated(executed, preset):
             "paper_executed_at": None if record is None else record["executed_at"],
             "paper_seconds": None if record is None else record["seconds"],
             "paper_commit": None if record is None else record["git_commit"],
+            "paper_seeds": None if record is None else record.get("seeds"),
             "stale": stale,
+            "sections": notebook_sections(nb),
         }
         runtime_rows.append((short, record, stale))
     (BUILD / "scorecard.json").write_text(json.dumps(data, indent=1) + "\n")
 
-    verdicts = ("reproduced", "direction", "not reproduced", "not runnable offline")
-    lines = []
-    counts = {"default": dict.fromkeys(verdicts, 0), "paper": dict.fromkeys(verdicts, 0)}
-    for d in data.values():
-        for c in d["default"]:
-            counts["default"][c["verdict"]] += 1
-        for c in d["paper"]:
-            counts["paper"][c["verdict"]] += 1
-    n_default = sum(counts["default"].values())
-    lines += [
-        f"This build: preset `{preset}`. Paper-scale values: `results/paper/`, recorded by "
-        "`lupikit paper`; *stale* marks a value recorded before the notebook or its part's "
-        "code last changed.",
-        "",
-        "| claims | " + " | ".join(verdicts) + " | in all |",
-        "| --- |" + " ---: |" * (len(verdicts) + 1),
-    ]
-    for which, label in (("default", f"this build ({preset} preset)"), ("paper", "paper preset (recorded)")):
-        row = counts[which]
-        lines.append(f"| {label} | " + " | ".join(str(row[v]) for v in verdicts)
-                     + f" | {sum(row.values())} |")
-    lines.append("")
-    for part, title in PARTS.items():
-        shorts = [k for k in data if k.split("/")[0] == part]
-        if not shorts:
-            continue
-        part_claims = [c for k in shorts for c in data[k]["default"]]
-        tally = ", ".join(f"{sum(c['verdict'] == v for c in part_claims)} {v}" for v in verdicts)
-        lines += [f"## {title}", "", f"{len(part_claims)} claims: {tally}.", "",
-                  "| claim | paper | ours, this build | ours, paper preset | verdict | where |",
-                  "| --- | --- | --- | --- | --- | --- |"]
-        for short in shorts:
-            d = data[short]
-            paper_by_id = {c["id"]: c for c in d["paper"]}
-            default_ids = {c["id"] for c in d["default"]}
-            # Some claims exist only at some parameters (a dataset or kernel the
-            # default preset leaves out): those rows come from the paper record.
-            rows = [(c, True) for c in d["default"]]
-            rows += [(c, False) for c in d["paper"] if c["id"] not in default_ids]
-            for c, in_build in rows:
-                p = paper_by_id.get(c["id"])
-                if p is None:
-                    paper_val = "not recorded"
-                else:
-                    paper_val = _fmt(p["value"]) if p["value"] is not None else "–"
-                    paper_val += f" ({p['verdict']}{', stale' if d['stale'] else ''})"
-                if not in_build:
-                    ours = f"not run at the {preset} preset"
-                elif c["verdict"] == "not runnable offline":
-                    ours = "not runnable: " + c["threshold"]
-                else:
-                    ours = "–" if c["value"] is None else _fmt(c["value"])
-                    if c["threshold"]:
-                        ours += f" (needs {c['threshold']})"
-                link = f"[{short}{' § ' + c['section'] if c['section'] else ''}](../notebooks/{short}.ipynb{_anchor(c['section'])})"
-                paper_text = c["paper_value"] + (f" ({c['source']})" if c["source"] else "")
-                lines.append(f"| {_cell(c['statement'])} `{c['id']}` | {_cell(paper_text)} | {_cell(ours)} | "
-                             f"{_cell(paper_val)} | {c['verdict']} | {link} |")
-        lines.append("")
-    (GENERATED / "scorecard.md").write_text("\n".join(lines) + "\n")
+    verdict_figure(data, GENERATED / SCORECARD_FIGURE, preset)
+    (GENERATED / "scorecard.md").write_text(scorecard_markdown(data, preset, figure=SCORECARD_FIGURE))
+    counts = verdict_counts(data)
 
     rt = ["| notebook | `--preset paper` | recorded | commit |", "| --- | ---: | --- | --- |"]
     total = 0.0
@@ -312,9 +276,368 @@ def write_generated(executed, preset):
     rt += ["", f"Measured on: {'; '.join(machines) or 'no recorded runs'}."]
     (GENERATED / "paper_runtimes.md").write_text("\n".join(rt) + "\n")
     write_data_page()
-    print(f"[book] scorecard: {n_default} claims of this build, "
-          f"{sum(counts['paper'].values())} recorded at the paper preset", flush=True)
+    print(f"[book] scorecard: {sum(counts['paper'].values())} claims recorded at the paper preset, "
+          f"{sum(counts['build'].values())} of this build", flush=True)
     return data
+
+
+# ---------------------------------------------------------------------------
+# The scorecard, from the claim records (pure functions of ``data``, tested on
+# synthetic records in tests/test_book.py)
+# ---------------------------------------------------------------------------
+
+#: Every verdict a claim record may carry, in the order the scorecard shows them.
+VERDICTS = ("reproduced", "direction", "not reproduced", "not computable", "not runnable offline")
+#: Okabe-Ito colours (distinguishable with the common colour-vision deficiencies),
+#: and the colour of the count written on each.
+VERDICT_COLOURS = {
+    "reproduced": ("#009E73", "white"),
+    "direction": ("#56B4E9", "black"),
+    "not reproduced": ("#D55E00", "white"),
+    "not computable": ("#CC79A7", "black"),
+    "not runnable offline": ("#BBBBBB", "black"),
+}
+#: The picture of the verdicts per part (written next to the generated tables).
+SCORECARD_FIGURE = "scorecard_verdicts.svg"
+#: Its width in inches and its smallest font in points: shown at the book's
+#: content width (about 770 px) the text is 10 * 770 / (72 * 7) = 15 px high.
+SCORECARD_FIGURE_WIDTH = 7.0
+SCORECARD_FIGURE_FONT = 10.0
+PART_LABELS = {"intro": "Introduction", "boosting": "Part I", "twinsvm": "Part II",
+               "relevance": "Part III", "oblivious": "Part IV"}
+_SPECIAL = ("not computable", "not runnable offline")  # no value: the threshold holds the reason
+_BRIEF = 60  # characters of a reason or of the paper's words in the compact tables
+
+
+def _majority():
+    """The fraction of seeds at which a claim must hold (``lupikit._seeds.MAJORITY``)."""
+    try:
+        from lupikit._seeds import MAJORITY
+    except ImportError:  # pragma: no cover - a lupikit without the seeds machinery
+        MAJORITY = 0.8
+    return MAJORITY
+
+
+def _check_verdict(short, claim):
+    if claim.get("verdict") not in VERDICTS:
+        raise ValueError(f"{short}: claim {claim.get('id')!r} has the verdict {claim.get('verdict')!r}; "
+                         f"the scorecard knows {', '.join(map(repr, VERDICTS))}.")
+    return claim["verdict"]
+
+
+def verdict_counts(data, parts=None):
+    """Claims per verdict: ``{"paper": {verdict: n}, "build": {verdict: n}}``.
+
+    ``"paper"`` counts the records of ``results/paper/``, ``"build"`` the
+    claims this build's notebooks recorded; ``parts`` limits both to those
+    parts (the first component of the notebooks' short names).
+    """
+    counts = {"paper": dict.fromkeys(VERDICTS, 0), "build": dict.fromkeys(VERDICTS, 0)}
+    for short, d in data.items():
+        if parts is not None and short.split("/")[0] not in parts:
+            continue
+        for which, key in (("paper", "paper"), ("build", "default")):
+            for c in d[key]:
+                counts[which][_check_verdict(short, c)] += 1
+    return counts
+
+
+def _build_label(preset):
+    return "default" if preset == "default" else "this build"
+
+
+def _brief(text, limit=_BRIEF):
+    """``text`` on one line, cut at a word boundary to at most ``limit`` characters."""
+    text = " ".join(str(text).split())
+    if len(text) <= limit:
+        return text
+    cut = text[:limit - 1]
+    if text[limit - 1] != " ":
+        cut = cut.rsplit(" ", 1)[0]
+    return cut.rstrip(",;:.(- ") + "…"
+
+
+def _inline(text):
+    """Text for one cell of a list-table: one line that cannot start a Markdown block."""
+    text = " ".join(str(text).split())
+    m = re.match(r"^(\d+)([.)])(\s|$)", text)
+    if m:
+        return m.group(1) + "\\" + text[len(m.group(1)):]
+    if text[:1] and text[0] in "#>*+-=|:" and not text.startswith("**"):
+        return "\\" + text
+    return text
+
+
+def _label(short, claim_id):
+    """The reference target of a claim's details (unique in the book: notebook and id)."""
+    return "claim-" + re.sub(r"[^a-z0-9]+", "-", f"{short}-{claim_id}".lower()).strip("-")
+
+
+def seeds_text(claim):
+    """``"4/5 seeds, 0.012–0.051"`` for a record aggregated over seeds, ``"1 seed"`` otherwise."""
+    seeds = claim.get("seeds")
+    if claim.get("verdict") in _SPECIAL and not seeds:
+        return "–"
+    if not seeds:
+        return "1 seed"
+    n, held, fraction = seeds.get("n"), seeds.get("held"), seeds.get("fraction")
+    ran = round(held / fraction) if fraction and held else n
+    text = f"{held}/{ran} seeds"
+    lo, hi = seeds.get("min"), seeds.get("max")
+    if lo is not None and hi is not None:
+        text += f", {_fmt(lo)}" if lo == hi else f", {_fmt(lo)} to {_fmt(hi)}"
+    return text
+
+
+def _value_text(claim):
+    """The measured value and what it needed, in short."""
+    if claim["verdict"] in _SPECIAL:
+        return f"{claim['verdict']}: {_brief(claim['threshold'], 50)}"
+    text = "–" if claim.get("value") is None else _fmt(claim["value"])
+    if claim.get("seeds") and claim["seeds"].get("median") is not None:
+        text += " (median)"
+    if claim.get("threshold"):
+        text += f", needs {_brief(claim['threshold'], 40)}"
+    return text
+
+
+def scorecard_rows(d):
+    """The rows of one notebook: the paper-preset record first, this build's claim beside it.
+
+    Each row is a dict with ``id``, ``paper`` (the record of ``results/paper/``
+    or None), ``build`` (this build's record or None), ``verdict`` (the
+    paper-preset verdict, or None when the paper-scale run did not record the
+    claim) and ``differs`` (this build's verdict when it is not the same).
+    """
+    build_by_id = {c["id"]: c for c in d["default"]}
+    paper_ids = {c["id"] for c in d["paper"]}
+    rows = []
+    # Some claims exist only at some parameters (a data set or kernel the
+    # default preset leaves out, or one only the default checks).
+    for c in d["paper"]:
+        b = build_by_id.get(c["id"])
+        rows.append({"id": c["id"], "paper": c, "build": b, "verdict": c["verdict"],
+                     "differs": None if b is None or b["verdict"] == c["verdict"] else b["verdict"]})
+    for b in d["default"]:
+        if b["id"] not in paper_ids:
+            rows.append({"id": b["id"], "paper": None, "build": b, "verdict": None, "differs": b["verdict"]})
+    return rows
+
+
+def verdict_text(row, stale, preset, built=True):
+    """The verdict cell: ``"direction · default: not reproduced"``, paper preset first.
+
+    ``built``: this build recorded claims of the notebook (else it was not
+    executed, and a claim missing from it says nothing).
+    """
+    label = _build_label(preset)
+    if row["paper"] is None:
+        return f"not recorded · {label}: {row['build']['verdict']}"
+    text = f"**{row['verdict']}**" + (" (stale)" if stale else "")
+    if row["build"] is None:
+        text += f" · {label}: not run" if preset == "default" and built else ""
+    elif row["differs"]:
+        text += f" · {label}: {row['differs']}"
+    return text
+
+
+def _tally(counts):
+    return ", ".join(f"{counts[v]} {v}" for v in VERDICTS if counts[v]) or "none"
+
+
+def scorecard_markdown(data, preset, parts=PARTS, figure=None):
+    """The generated part of the scorecard page (MyST Markdown).
+
+    Parameters
+    ----------
+    data : dict
+        ``{short name: {"default": [claims of this build], "paper": [records of
+        results/paper/], "stale": bool, "paper_seeds": list or None, ...}}``, as
+        written to ``_build/scorecard.json``.
+    preset : str
+        The preset of this build (``"default"`` or ``"paper"``).
+    parts : dict, default=PARTS
+        Part name to section title, in book order.
+    figure : str or None
+        The file name of the picture of the verdicts in ``book/_generated/``.
+
+    Returns
+    -------
+    str
+    """
+    counts = verdict_counts(data)
+    label = _build_label(preset)
+    by_seeds = {}
+    for short, d in data.items():
+        by_seeds.setdefault(len(d.get("paper_seeds") or [None]), []).append(short)
+    majority = _majority()
+    lines = [
+        f"This build: preset `{preset}`. Paper-scale values: `results/paper/`, recorded by "
+        "`lupikit paper`; *stale* marks a value recorded before the notebook or its part's "
+        "code last changed.",
+        "",
+        "| claims | " + " | ".join(VERDICTS) + " | in all |",
+        "| --- |" + " ---: |" * (len(VERDICTS) + 1),
+    ]
+    for which, row_label in (("paper", "paper preset (recorded)"),
+                             ("build", f"this build ({preset} preset)")):
+        row = counts[which]
+        lines.append(f"| {row_label} | " + " | ".join(str(row[v]) for v in VERDICTS)
+                     + f" | {sum(row.values())} |")
+    k = math.ceil(majority * 5 - 1e-9)
+    lines += [
+        "",
+        f"**Seeds.** A paper-scale record made at several seeds keeps a claim's verdict only if "
+        f"the claim holds for at least {majority:.0%} of the seeds ({k} of 5); otherwise the claim "
+        "is *not reproduced*. The column *seeds* gives the number of seeds for which the claim "
+        "held and the spread of the measured value over the seeds (smallest to largest); *1 seed* "
+        "marks a record made at one seed. "
+        + "Seeds per notebook: " + "; ".join(
+            f"{n} seed{'s' if n > 1 else ''}: " + (", ".join(f"`{s}`" for s in sorted(shorts))
+                                                  if n == 1 else f"{len(shorts)} notebook{'s' if len(shorts) > 1 else ''}")
+            for n, shorts in sorted(by_seeds.items(), reverse=True)) + ".",
+        "",
+    ]
+    if figure:
+        lines += [
+            f"```{{figure}} /{GENERATED.relative_to(ROOT).as_posix()}/{figure}",
+            ":width: 100%",
+            f":alt: Stacked bars, one pair per part: the number of claims with each verdict at the paper "
+            f"preset and in this build ({preset} preset).",
+            "",
+            f"Claims per verdict and part: at the paper preset (recorded) and in this build "
+            f"({preset} preset).",
+            "```",
+            "",
+        ]
+    for part, title in parts.items():
+        shorts = [k for k in data if k.split("/")[0] == part]
+        if not shorts:
+            continue
+        part_counts = verdict_counts({k: data[k] for k in shorts})
+        lines += [f"## {title}", "",
+                  f"{sum(part_counts['paper'].values())} claims at the paper preset: "
+                  f"{_tally(part_counts['paper'])}. This build ({preset} preset), "
+                  f"{sum(part_counts['build'].values())} claims: {_tally(part_counts['build'])}.", "",
+                  ":::{list-table}", ":header-rows: 1", ":widths: 27 22 14 37", ":class: scorecard", "",
+                  "* - claim", "  - verdict (paper preset" + (f" · {label})" if preset == "default" else ")"),
+                  "  - seeds", "  - ours vs the paper"]
+        details = []
+        for short in shorts:
+            d = data[short]
+            for row in scorecard_rows(d):
+                main = row["paper"] or row["build"]
+                target = _label(short, row["id"])
+                ours = _value_text(main)
+                lines += [f"* - {{ref}}`{row['id']} <{target}>`",
+                          f"  - {_inline(verdict_text(row, d['stale'], preset, bool(d['default'])))}",
+                          f"  - {_inline(seeds_text(row['paper']) if row['paper'] else '–')}",
+                          f"  - {_inline(ours + '; paper: ' + _brief(main['paper_value']))}"]
+                details += claim_details(short, row, d, preset, target)
+        lines += [":::", "", f"```{{rubric}} Details of the claims of {PART_LABELS.get(part, part)}", "```", ""]
+        lines += details
+    return "\n".join(lines) + "\n"
+
+
+def claim_details(short, row, d, preset, target):
+    """A closed drop-down with everything recorded about one claim (it opens when linked to)."""
+    main = row["paper"] or row["build"]
+    # the section of this build's notebook (a stale record may name one it no longer has)
+    section = (row["build"] or row["paper"]).get("section") or ""
+    anchor = _anchor(section) if section in d.get("sections", [section]) else ""
+    where = (f"[{short}{' § ' + section if section else ''}]"
+             f"(/notebooks/{short}.ipynb{anchor})")  # from the book's root: the page is included
+    out = [f":::{{dropdown}} `{row['id']}`", ":class-container: claim-details", "",
+           f"({target})=", f"**Claim.** {_one_line(main['statement'])}", "",
+           f"**The paper.** {_one_line(main['paper_value'])}"
+           + (f" ({_one_line(main['source'])})" if main.get("source") else ""), ""]
+
+    def measured(head, c):
+        if c["verdict"] in _SPECIAL:
+            return f"{head} *{c['verdict']}*: {_one_line(c['threshold'])}"
+        return (f"{head} *{c['verdict']}*; measured {'–' if c.get('value') is None else _fmt(c['value'])}"
+                + (f", needs {_one_line(c['threshold'])}" if c.get("threshold") else ""))
+
+    paper = row["paper"]
+    if paper is None:
+        out += ["**At the paper preset.** not recorded (the paper-scale run did not check it).", ""]
+    else:
+        text = measured("**At the paper preset.**", paper)
+        seeds = paper.get("seeds")
+        if seeds:
+            text += f"; held at {seeds_text(paper)}" + (
+                f", median {_fmt(seeds['median'])}" if seeds.get("median") is not None else "")
+        elif paper["verdict"] not in _SPECIAL:
+            text += "; one seed"
+        if d.get("paper_executed_at"):
+            text += f"; recorded {d['paper_executed_at'][:10]}" + (", stale" if d["stale"] else "")
+        out += [text + ".", ""]
+    build = row["build"]
+    same_run = (preset == "paper" and paper is not None and build is not None  # a record of this very run
+                and (build["verdict"], build.get("value")) == (paper["verdict"], paper.get("value")))
+    if build is not None and not same_run:
+        out += [measured(f"**In this build ({preset} preset).**", build) + ".", ""]
+    elif build is None and preset == "default" and d["default"]:
+        out += ["**At the default preset.** not checked (it needs data or settings of the paper preset).", ""]
+    out += [f"**Where.** {where}", ":::", ""]
+    return out
+
+
+def _one_line(text):
+    return " ".join(str(text).split())
+
+
+def verdict_figure(data, path, preset, parts=PARTS):
+    """Horizontal stacked bars of the claims per verdict: per part, at the paper preset and in this build.
+
+    (The totals over the book are in the table above the picture.)
+    """
+    from matplotlib.figure import Figure
+
+    rows = []  # (label, counts), top to bottom
+    for part in parts:
+        shorts = [k for k in data if k.split("/")[0] == part]
+        if not shorts:
+            continue
+        c = verdict_counts({k: data[k] for k in shorts})
+        rows += [(f"{PART_LABELS.get(part, part)}, paper preset", c["paper"]),
+                 (f"{PART_LABELS.get(part, part)}, {preset}", c["build"])]
+    font = SCORECARD_FIGURE_FONT
+    fig = Figure(figsize=(SCORECARD_FIGURE_WIDTH, 0.32 * len(rows) + 1.3))
+    ax = fig.add_subplot()
+    y = []
+    pos = 0.0
+    for k in range(len(rows)):  # a gap between the parts' pairs
+        y.append(-pos)
+        pos += 0.8 if k % 2 == 0 else 1.25
+    widest = max(sum(r[1].values()) for r in rows) or 1
+    for verdict in VERDICTS:
+        face, ink = VERDICT_COLOURS[verdict]
+        left = [sum(r[1][v] for v in VERDICTS[:VERDICTS.index(verdict)]) for r in rows]
+        width = [r[1][verdict] for r in rows]
+        ax.barh(y, width, left=left, height=0.7, color=face, edgecolor="white", linewidth=0.6,
+                label=verdict)
+        for yy, l, w in zip(y, left, width):
+            if w and w >= 0.045 * widest:
+                ax.text(l + w / 2, yy, str(w), ha="center", va="center", color=ink, fontsize=font)
+    for yy, r in zip(y, rows):
+        total = sum(r[1].values())
+        ax.text(total + 0.01 * widest, yy, str(total), ha="left", va="center", fontsize=font)
+    ax.set_yticks(y)
+    ax.set_yticklabels([r[0] for r in rows], fontsize=font)
+    ax.set_xlim(0, widest * 1.08)
+    ax.tick_params(axis="x", labelsize=font)
+    ax.set_xlabel("claims", fontsize=font)
+    for side in ("top", "right"):
+        ax.spines[side].set_visible(False)
+    ax.legend(loc="lower center", bbox_to_anchor=(0.4, 1.0), ncol=3, fontsize=font, frameon=False)
+    fig.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    import matplotlib
+
+    with matplotlib.rc_context({"svg.hashsalt": "lupikit-scorecard", "svg.fonttype": "path"}):
+        fig.savefig(path, format="svg", metadata={"Date": None})
+    return path
 
 
 def write_data_page():
@@ -452,6 +775,12 @@ table.table code, table.table span.pre { white-space: normal !important; word-br
 tr { break-inside: avoid; }
 @page { size: A4; margin: 14mm 12mm; }
 </style>
+<script>
+/* the scorecard's details of each claim are closed drop-downs on the web; print them open */
+document.addEventListener("DOMContentLoaded", function () {
+  document.querySelectorAll("details.claim-details").forEach(function (d) { d.open = true; });
+});
+</script>
 """
 
 

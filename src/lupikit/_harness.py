@@ -14,6 +14,13 @@ notebook itself is set up here, so that the notebooks carry only the science:
   every kernel. Measured: ``lupikit paper --jobs 2`` run without it (not via
   ``make paper``, which exports ``OMP_NUM_THREADS=1``) took 751 s for
   ``boosting/gradients`` beside other notebooks, and 102 s with it;
+- with ``LUPIKIT_SOFT_ASSERTS`` (``lupikit run`` and ``sweep``), the
+  notebook's own ``assert`` statements record a failure as an output
+  (mime type ``application/vnd.lupikit.assert+json``, read back by
+  :func:`lupikit._runs.read_failed_asserts`) instead of stopping the run, so
+  that every claim after them is still evaluated (an IPython AST
+  transformer; the library's own code is not touched). ``lupikit paper``, the
+  book build and the test suite keep them as they are;
 - with a Dask scheduler address (``LUPIKIT_SCHEDULER``), a ``distributed``
   client and joblib's dask backend, so that the notebooks' joblib loops (their
   ``n_jobs`` parameters) run on the cluster.
@@ -59,6 +66,48 @@ def _lupikit_harness():
 
 _lupikit_client = _lupikit_harness()
 del _lupikit_harness
+
+
+def _lupikit_soft_asserts():
+    # `lupikit run` and `sweep`: an `assert` of the notebook's own code records its
+    # failure (an output the CLI reads back) instead of stopping the run, so that
+    # every later claim is still evaluated
+    import ast
+    import os
+
+    if not os.environ.get("LUPIKIT_SOFT_ASSERTS"):
+        return
+    from IPython import get_ipython
+    from IPython.display import display
+
+    shell = get_ipython()
+    if shell is None:
+        return
+
+    def check(ok, message, source):
+        if ok:
+            return
+        text = message()
+        record = {"check": source, "message": None if text is None else str(text)}
+        display({"application/vnd.lupikit.assert+json": record,
+                 "text/plain": f"assertion failed (the run goes on): assert {source}"
+                               + ("" if text is None else f", {text}")}, raw=True)
+
+    class SoftAsserts(ast.NodeTransformer):
+        def visit_Assert(self, node):
+            self.generic_visit(node)
+            no_args = ast.arguments(posonlyargs=[], args=[], kwonlyargs=[], kw_defaults=[], defaults=[])
+            message = ast.Lambda(args=no_args, body=node.msg or ast.Constant(None))
+            call = ast.Call(func=ast.Name("_lupikit_assert", ast.Load()),
+                            args=[node.test, message, ast.Constant(ast.unparse(node.test))], keywords=[])
+            return ast.fix_missing_locations(ast.copy_location(ast.Expr(call), node))
+
+    shell.user_ns["_lupikit_assert"] = check
+    shell.ast_transformers.append(SoftAsserts())
+
+
+_lupikit_soft_asserts()
+del _lupikit_soft_asserts
 """
 
 

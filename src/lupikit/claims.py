@@ -13,11 +13,21 @@ Set the environment variable ``LUPIKIT_CLAIMS=record`` to record a failed
 claim as a value and carry on (``lupikit sweep`` does): a sweep then shows
 for which parameters a claim stops holding.
 
-Verdicts: ``"reproduced"`` (our value agrees with the paper's within the stated
-tolerance), ``"direction"`` (the effect has the paper's sign or order, not its
-size), ``"not reproduced"`` (the check failed) and ``"not runnable offline"``
-(the data or code the claim needs cannot be had offline; recorded with
+Verdicts (:data:`VERDICTS`): ``"reproduced"`` (our value agrees with the
+paper's within the stated tolerance), ``"direction"`` (the effect has the
+paper's sign or order, not its size), ``"not reproduced"`` (the check failed),
+``"not computable"`` (this run could not measure the value: it is NaN,
+infinite or None, e.g. a t-test over a single repetition; recorded with the
+reason, by :meth:`Claims.check` itself or with :meth:`Claims.not_computable`;
+it is not a failure and never raises) and ``"not runnable offline"`` (the data
+or code the claim needs cannot be had offline; recorded with
 :meth:`Claims.not_runnable` and the reason).
+
+A record's ``threshold`` is the text of the condition (``"< 0.05"``); for a
+claim that is not computable or not runnable offline it is the reason (and
+the condition, ``"the measured value is nan (needs < 0.05)"``), which is also
+in ``reason`` (None for the other verdicts). A check written as ``value op
+threshold`` also records ``op`` and the numeric ``bound`` (None otherwise).
 
 Examples
 --------
@@ -27,6 +37,9 @@ Examples
 ...              paper="positive (Table 1)", verdict="direction")
 >>> claims.records[-1]["verdict"], claims.records[-1]["holds"]
 ('direction', True)
+>>> claims.check("demo.ttest", "The gain is significant", float("nan"), "<", 0.05, paper="p < 0.05")
+>>> claims.records[-1]["verdict"], claims.records[-1]["reason"]
+('not computable', 'the measured value is nan')
 >>> claims.check("demo.small", "The error is small", 0.2, "<", 0.1, paper="< 0.1")
 Traceback (most recent call last):
 ...
@@ -70,7 +83,8 @@ __all__ = [
     "provenance",
 ]
 
-VERDICTS = ("reproduced", "direction", "not reproduced", "not runnable offline")
+#: Every verdict a claim record can carry.
+VERDICTS = ("reproduced", "direction", "not reproduced", "not computable", "not runnable offline")
 _OPS = {"<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge,
         "==": operator.eq, "!=": operator.ne}
 GLUE_PREFIX = "claim:"
@@ -93,6 +107,15 @@ def _number(value):
     return value
 
 
+def _not_finite(value):
+    """Why ``value`` cannot be compared (None, NaN or infinite), or None if it can."""
+    if value is None:
+        return "None"
+    if isinstance(value, float) and (math.isnan(value) or math.isinf(value)):
+        return str(value)
+    return None
+
+
 def _fmt(value):
     if isinstance(value, float):
         if math.isnan(value) or math.isinf(value):
@@ -102,10 +125,10 @@ def _fmt(value):
 
 
 class _JSONDict(dict):
-    """A dict whose plain-text form is its JSON (how glued values travel; see _Record)."""
+    """A dict whose plain-text form is its JSON (how glued values travel; see _Record), in order."""
 
     def __repr__(self):
-        return json.dumps(dict(self), sort_keys=True)
+        return json.dumps(dict(self))
 
 
 class _Record(dict):
@@ -122,6 +145,9 @@ class _Record(dict):
         if self["verdict"] == "not runnable offline":
             return (f"— **Claim `{self['id']}`**: {self['statement']}. Paper: "
                     f"{self['paper_value']}. *Not runnable offline*: {self['threshold']}.")
+        if self["verdict"] == "not computable":
+            return (f"? **Claim `{self['id']}`**: {self['statement']}. Paper: "
+                    f"{self['paper_value']}. *Not computable* in this run: {self['threshold']}.")
         mark = {"reproduced": "✔", "direction": "✔ (direction)", "not reproduced": "✘"}[self["verdict"]]
         ours = "" if self["value"] is None else f"; here **{_fmt(self['value'])}**"
         need = f" (needs {self['threshold']})" if self["threshold"] else ""
@@ -165,8 +191,8 @@ class Claims:
         self.records = []
         self.executed_at = _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
         if _glue is not None:  # the values this run uses, after its preset (read_run_parameters)
-            try:
-                _glue(RUN_PARAMETERS, _JSONDict(preset=preset, **self.parameters), display=False)
+            try:  # (a notebook may pass preset among its parameters too)
+                _glue(RUN_PARAMETERS, _JSONDict({**self.parameters, "preset": preset}), display=False)
             except Exception:  # pragma: no cover - outside a kernel
                 pass
         # the paper-scale values recorded by `lupikit paper`, shown beside this run's
@@ -204,8 +230,12 @@ class Claims:
         return record
 
     def check(self, claim_id, statement, value, op=None, threshold=None, *, paper, source="",
-              verdict="reproduced", holds=None, needs=None, section="", expect=True):
+              verdict="reproduced", holds=None, needs=None, section="", expect=True, reason=None):
         """Check one claim and record it; raise :class:`ClaimFailed` if it fails.
+
+        A value (or threshold) that is None, NaN or infinite cannot be
+        compared: the claim is recorded as ``"not computable"`` with the reason
+        (e.g. ``"the measured value is nan"``), and nothing is raised.
 
         Parameters
         ----------
@@ -237,6 +267,10 @@ class Claims:
             here: the check is then the paper's condition, its failure is
             recorded as ``"not reproduced"`` without raising, and its success
             raises (the book's text would be wrong).
+        reason : str or None, default=None
+            Why this run cannot measure the value (e.g. ``"one repetition: no
+            t-test"``): the claim is recorded as ``"not computable"`` with this
+            reason, whatever ``value`` and ``holds`` are.
 
         Returns
         -------
@@ -247,24 +281,33 @@ class Claims:
         if verdict not in ("reproduced", "direction"):
             raise ValueError(f"verdict must be 'reproduced' or 'direction', got {verdict!r}.")
         value = _number(value)
+        bound = None
         if op is not None:
             if op not in _OPS:
                 raise ValueError(f"op must be one of {sorted(_OPS)}, got {op!r}.")
             if holds is not None:
                 raise ValueError("pass either op and threshold or holds, not both.")
-            threshold = _number(threshold)
-            ok = bool(_OPS[op](value, threshold)) if not (
-                isinstance(value, float) and math.isnan(value)) else False
-            needs = f"{op} {_fmt(threshold)}"
-        elif holds is None:
+            bound = _number(threshold)
+            needs = f"{op} {_fmt(bound)}"
+        elif holds is None and reason is None:
             raise ValueError("check needs op and threshold, or holds.")
         else:
-            ok, needs = bool(holds), needs or ""
+            needs = needs or ""
+        if reason is None and _not_finite(value) is not None:
+            reason = f"the measured value is {_not_finite(value)}"
+        if reason is None and op is not None and _not_finite(bound) is not None:
+            reason = f"the threshold is {_not_finite(bound)}"
+        if reason is not None:
+            return self._not_computable(claim_id, statement, paper=paper, reason=str(reason),
+                                        source=source, section=section, needs=needs, op=op,
+                                        bound=bound if _not_finite(bound) is None else None,
+                                        value=value, expect=expect)
+        ok = bool(_OPS[op](value, bound)) if op is not None else bool(holds)
         record = _Record(
             id=claim_id, notebook=self.notebook, statement=statement, paper_value=paper,
             source=source, value=value, threshold=needs, holds=ok,
             verdict=verdict if ok else "not reproduced", section=section,
-            preset=self.preset,
+            preset=self.preset, reason=None, op=op, bound=bound,
         )
         record["expected"] = bool(expect)
         self._emit(record)
@@ -279,19 +322,41 @@ class Claims:
                 f"measured {_fmt(value)}, {needs} (paper: {paper}); update the book's text"
             )
 
+    def not_computable(self, claim_id, statement, *, paper, reason, source="", section="", needs=""):
+        """Record a claim that this run cannot measure (e.g. too few repetitions), with the reason.
+
+        It is not a failure: nothing is raised, in either mode. ``needs`` describes
+        the condition the claim would have been checked against.
+        """
+        self._not_computable(claim_id, statement, paper=paper, reason=str(reason), source=source,
+                             section=section, needs=needs or "")
+
+    def _not_computable(self, claim_id, statement, *, paper, reason, source, section, needs,
+                        op=None, bound=None, value=None, expect=True):
+        shown = _not_finite(value)
+        record = _Record(
+            id=claim_id, notebook=self.notebook, statement=statement, paper_value=paper,
+            source=source, value=None if shown is not None else value,
+            threshold=f"{reason} (needs {needs})" if needs else reason, holds=None,
+            verdict="not computable", section=section, preset=self.preset, reason=reason,
+            op=op, bound=bound, expected=bool(expect),
+        )
+        self._emit(record)
+
     def not_runnable(self, claim_id, statement, *, paper, reason, source="", section=""):
         """Record a claim that cannot be checked offline, with the reason."""
         record = _Record(
             id=claim_id, notebook=self.notebook, statement=statement, paper_value=paper,
             source=source, value=None, threshold=reason, holds=None,
             verdict="not runnable offline", section=section, preset=self.preset, expected=None,
+            reason=reason, op=None, bound=None,
         )
         self._emit(record)
 
     def summary(self):
         """A table of the claims recorded so far (a pandas DataFrame)."""
-        cols = ["id", "statement", "paper_value", "value", "threshold", "verdict"]
-        return pd.DataFrame([{k: r[k] for k in cols} for r in self.records], columns=cols)
+        cols = ["id", "statement", "paper_value", "value", "threshold", "verdict", "reason"]
+        return pd.DataFrame([{k: r.get(k) for k in cols} for r in self.records], columns=cols)
 
 
 def read_claims(notebook):

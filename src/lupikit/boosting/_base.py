@@ -15,6 +15,7 @@ import numbers
 from numbers import Integral
 
 import numpy as np
+import pandas as pd
 from scipy.special import logsumexp
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.model_selection import train_test_split
@@ -52,6 +53,88 @@ from ._losses import _tree_space_proba, raw_to_proba
 _MAX_SEED = np.iinfo(np.int32).max
 _TREE_LEAF = -1
 ENGINES = ("hist", "exact")
+
+
+def _numeric_column(column):
+    """Whether a pandas column converts to float64 (numeric, boolean, or
+    objects that are all numbers)."""
+    if pd.api.types.is_numeric_dtype(column.dtype):
+        return True
+    try:
+        np.asarray(column, dtype=np.float64)
+    except (TypeError, ValueError):
+        return False
+    return True
+
+
+#: why the exact engine refuses categorical and other non-numeric columns
+EXACT_NUMBERS_ONLY = ("engine='exact' grows scikit-learn's trees, which take numbers only. Encode "
+                      "it as numbers, or use engine='hist' (the default), which splits on "
+                      "pandas' categorical columns.")
+
+
+def frame_categories(X, name, categories_ok, why_not=EXACT_NUMBERS_ONLY):
+    """Positions of the categorical columns of a pandas DataFrame ``X``.
+
+    Anything but a DataFrame has none (an empty list). A column that is
+    neither numeric nor categorical (strings, objects) raises a TypeError
+    naming it, and so does a categorical one unless ``categories_ok``;
+    ``why_not`` ends the message where categories are refused.
+    """
+    if not isinstance(X, pd.DataFrame):
+        return []
+    cats = []
+    for j, dtype in enumerate(X.dtypes):
+        col = X.columns[j]
+        if isinstance(dtype, pd.CategoricalDtype):
+            if not categories_ok:
+                raise TypeError(f"{name} column {col!r} is categorical (pandas' category "
+                                f"dtype): {why_not}")
+            cats.append(j)
+        elif not _numeric_column(X.iloc[:, j]):
+            how = (f"convert it to pandas' category dtype ({name}[{col!r}].astype('category')), "
+                   "on which engine='hist' splits, or encode it as numbers."
+                   if categories_ok else why_not)
+            raise TypeError(f"{name} column {col!r} has the non-numeric dtype {dtype}: {how}")
+    return cats
+
+
+def categorical_names(X):
+    """Names of the pandas categorical columns of ``X`` (a tuple; empty for
+    anything but a DataFrame)."""
+    if not isinstance(X, pd.DataFrame):
+        return ()
+    return tuple(X.columns[j] for j, dtype in enumerate(X.dtypes)
+                 if isinstance(dtype, pd.CategoricalDtype))
+
+
+def codes_frame(X, cats):
+    """``X`` with its categorical columns (positions ``cats``) replaced by
+    their category codes as floats (NaN where missing): a numeric stand-in
+    with the same columns, for scikit-learn's checks of shape and names."""
+    Z = X.copy(deep=False)
+    for j in cats:
+        codes = X.iloc[:, j].cat.codes.to_numpy()
+        Z.isetitem(j, np.where(codes >= 0, codes, np.nan))
+    return Z
+
+
+def take_rows(X, rows):
+    """Rows ``rows`` of an array or (by position) of a pandas DataFrame."""
+    return X.iloc[rows] if isinstance(X, pd.DataFrame) else X[rows]
+
+
+def _exact_nan_error(owner, name, exc):
+    """The ValueError for NaN in ``name`` with ``engine="exact"`` (``exc``:
+    scikit-learn's), pointing to this class's own engine for missing values;
+    ``exc`` itself for any other error."""
+    if "NaN" not in str(exc):
+        return exc
+    return ValueError(
+        f"{name} contains NaN (a missing value): {owner}(engine='exact') grows scikit-learn's "
+        f"exact trees, which take no missing values. {owner}'s default engine='hist' "
+        "(XGBoost's histogram trees) routes them by learned default directions: use "
+        "engine='hist', or impute them first.")
 
 
 #: ``n_jobs`` as joblib reads it: None, or a non-zero integer (-1: all cores).
@@ -199,12 +282,24 @@ class _BaseGradientBoosting(ClassifierMixin, BaseEstimator):
         )
 
     def _validate_Xy(self, X, y):
-        if self._engine == "hist":  # XGBoost takes float64 or float32 as given, and NaN as missing
+        hist = self._engine == "hist"
+        cats = frame_categories(X, "X", hist)
+        self._categorical_columns = tuple(X.columns[j] for j in cats)
+        if cats:
+            # XGBoost splits on pandas' categories (enable_categorical): the
+            # DataFrame goes to it as it is; its codes stand in for the checks
+            Xv, y = validate_data(self, codes_frame(X, cats), y, dtype=[np.float64, np.float32],
+                                  ensure_all_finite="allow-nan")
+            check_float32_range(Xv, "X")
+        elif hist:  # XGBoost takes float64 or float32 as given, and NaN as missing
             X, y = validate_data(self, X, y, dtype=[np.float64, np.float32],
                                  ensure_all_finite="allow-nan")
             check_float32_range(X, "X")
         else:
-            X, y = validate_data(self, X, y, dtype=np.float32, order="C")
+            try:
+                X, y = validate_data(self, X, y, dtype=np.float32, order="C")
+            except ValueError as exc:
+                raise _exact_nan_error(type(self).__name__, "X", exc) from None
         check_classification_targets(y)
         enc = LabelEncoder().fit(y)
         self._set_classes(enc.classes_)
@@ -252,16 +347,47 @@ class _BaseGradientBoosting(ClassifierMixin, BaseEstimator):
         n = X.shape[0]
         Xs = None
         if need_privileged or privileged_features is not None:
-            Xs = check_privileged_features(privileged_features, n, required=need_privileged,
-                                           allow_nan=True)
-            check_float32_range(Xs, "privileged_features")
+            Xs = self._check_privileged_hist(privileged_features, n, required=need_privileged)
         Y = np.eye(self.n_classes_)[y_enc]
         tr, va = self._split(n, y_enc)
         if va is None:
             return Bunch(X=X, Xs=Xs, Y=Y, y=y_enc, X_val=None, Y_val=None, rows=None,
                          init=_init_raw(Y), client=None)
-        return Bunch(X=X[tr], Xs=None if Xs is None else Xs[tr], Y=Y[tr], y=y_enc[tr],
-                     X_val=X[va], Y_val=Y[va], rows=tr, init=_init_raw(Y[tr]), client=None)
+        return Bunch(X=take_rows(X, tr), Xs=None if Xs is None else take_rows(Xs, tr),
+                     Y=Y[tr], y=y_enc[tr], X_val=take_rows(X, va), Y_val=Y[va], rows=tr,
+                     init=_init_raw(Y[tr]), client=None)
+
+    #: whether pandas' categorical columns in the privileged features are
+    #: accepted by the histogram engine (they go to this class's own boosters)
+    _privileged_categories = False
+    #: why they are not (see :func:`frame_categories`)
+    _privileged_categories_refused = "the teacher takes numbers only; encode it as numbers."
+
+    def _check_privileged_hist(self, privileged_features, n, *, required=True):
+        """Privileged features for the histogram engine: a float array (NaN
+        allowed), or a pandas DataFrame with categorical columns where this
+        class accepts them (``_privileged_categories``)."""
+        cats = frame_categories(privileged_features, "privileged_features",
+                                self._privileged_categories,
+                                self._privileged_categories_refused)
+        if not cats:
+            Xs = check_privileged_features(privileged_features, n, required=required,
+                                           allow_nan=True)
+            check_float32_range(Xs, "privileged_features")
+            return Xs
+        codes = check_privileged_features(codes_frame(privileged_features, cats), n,
+                                          allow_nan=True)
+        check_float32_range(codes, "privileged_features")
+        return privileged_features
+
+    def _check_privileged_exact(self, privileged_features, n, *, required=True):
+        """Privileged features for the exact engine (finite floats); NaN points
+        to the histogram engine."""
+        frame_categories(privileged_features, "privileged_features", False)
+        try:
+            return check_privileged_features(privileged_features, n, required=required)
+        except ValueError as exc:
+            raise _exact_nan_error(type(self).__name__, "privileged_features", exc) from None
 
     def _prepare_hist_dask(self, X, y, privileged_features, need_privileged):
         X = as_dask_array(X, "X", 2)
@@ -280,6 +406,7 @@ class _BaseGradientBoosting(ClassifierMixin, BaseEstimator):
                 raise TypeError(f"privileged_features must be numeric, got dtype {Xs.dtype}.")
         check_aligned(X, {"y": y, **({} if Xs is None else {"privileged_features": Xs})})
         client = require_client()
+        self._categorical_columns = ()
         self.n_features_in_ = int(X.shape[1])
         if hasattr(self, "feature_names_in_"):  # from an earlier fit on a DataFrame
             del self.feature_names_in_
@@ -436,11 +563,40 @@ class _BaseGradientBoosting(ClassifierMixin, BaseEstimator):
             if is_dask_collection(X):
                 raise TypeError("this method takes NumPy rows; predict_proba and predict take "
                                 "dask arrays.")
+            fitted = getattr(self, "_categorical_columns", ())
+            cats = frame_categories(X, "X", True)
+            if fitted or cats:
+                self._check_categorical_columns(X, cats, fitted)
+                Xv = validate_data(self, codes_frame(X, cats), dtype=[np.float64, np.float32],
+                                   reset=False, ensure_all_finite="allow-nan")
+                check_float32_range(Xv, "X")
+                return X
             X = validate_data(self, X, dtype=[np.float64, np.float32], reset=False,
                               ensure_all_finite="allow-nan")
             check_float32_range(X, "X")
             return X
-        return validate_data(self, X, dtype=np.float32, order="C", reset=False)
+        frame_categories(X, "X", False)
+        try:
+            return validate_data(self, X, dtype=np.float32, order="C", reset=False)
+        except ValueError as exc:
+            raise _exact_nan_error(type(self).__name__, "X", exc) from None
+
+    def _check_categorical_columns(self, X, cats, fitted, name="X"):
+        """The categorical columns of ``X`` (positions ``cats``) are those of
+        the fit (names ``fitted``)."""
+        if not isinstance(X, pd.DataFrame):
+            raise TypeError(
+                f"{name} must be a pandas DataFrame: the model was fitted on one with the "
+                f"categorical columns {list(fitted)}, got {type(X).__name__}.")
+        now = [X.columns[j] for j in cats]
+        for col in fitted:
+            if col not in now:
+                raise TypeError(f"{name} column {col!r} was categorical (pandas' category dtype) "
+                                "when the model was fitted; pass it as categorical again.")
+        for col in now:
+            if col not in fitted:
+                raise TypeError(f"{name} column {col!r} is categorical (pandas' category dtype) "
+                                "but was not when the model was fitted.")
 
     def _hist_input(self, X):
         """Validated NumPy rows, or a dask array checked against the fitted width."""

@@ -191,9 +191,11 @@ def tile_init(init, n):
 def _train_matrix(X, label, weight, init, params):
     if weight is not None and np.ndim(weight) == 0:
         weight = np.full(X.shape[0], float(weight))
+    # enable_categorical: pandas' categorical columns are split on as categories
     return xgb.QuantileDMatrix(
         X, label=label, weight=weight, base_margin=tile_init(init, X.shape[0]),
         max_bin=params["max_bin"], nthread=params.get("nthread", -1) or -1,
+        enable_categorical=True,
     )
 
 
@@ -208,7 +210,7 @@ class _Validation:
 
     def __init__(self, X_val, Y_val, init, params, patience, tol):
         self.dval = xgb.DMatrix(X_val, base_margin=tile_init(init, X_val.shape[0]),
-                                nthread=params.get("nthread", -1) or -1)
+                                nthread=params.get("nthread", -1) or -1, enable_categorical=True)
         self.Y_val, self.patience, self.tol = Y_val, patience, tol
         self.scores, self.best, self.best_round, self.since = [], np.inf, 0, 0
 
@@ -292,7 +294,9 @@ def boost_jpib(X, X_star, Y, alpha, init, *, params, n_rounds, objective=None,
 
 
 def predict_margin(booster, X, init, iteration_range=(0, 0)):
-    """Raw scores (start score plus trees) of NumPy rows ``X``."""
+    """Raw scores (start score plus trees) of NumPy rows ``X``, or of a pandas
+    DataFrame (categorical columns are matched to the fit's categories by
+    XGBoost, whatever the order of their categories)."""
     return booster.inplace_predict(
         X, predict_type="margin", base_margin=tile_init(init, X.shape[0]),
         iteration_range=iteration_range,

@@ -8,7 +8,7 @@ from sklearn.exceptions import NotFittedError
 from sklearn.utils._param_validation import InvalidParameterError, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
-from .._validation import NON_NEGATIVE, check_privileged_features
+from .._validation import NON_NEGATIVE
 from ._base import (
     _MAX_SEED,
     COMMON_CONSTRAINTS,
@@ -16,6 +16,8 @@ from ._base import (
     _BaseGradientBoosting,
     _mean_log_loss,
     _seeds,
+    categorical_names,
+    frame_categories,
 )
 from ._hist import boost, boost_jpib, margin_to_proba, predict_margin, soft_label_objective
 from ._hist_dask import (
@@ -105,7 +107,8 @@ class PrivilegedBoostingClassifier(_BaseGradientBoosting):
     with row weights ``1 + alpha``, which is the same objective (its gradient
     and hessian are those above): NF is XGBoost's own log-loss model, two
     classes run entirely inside XGBoost, and inputs may hold missing values
-    (NaN, routed by XGBoost's learned default directions) or be dask
+    (NaN, routed by XGBoost's learned default directions), be pandas
+    DataFrames with categorical columns (split on as categories) or be dask
     collections, fitted on the active ``distributed.Client``'s cluster.
     ``engine="exact"`` grows scikit-learn regression trees on the gradients
     (exact splits, the reference implementation). Its NF runs the algorithm of
@@ -340,16 +343,22 @@ class PrivilegedBoostingClassifier(_BaseGradientBoosting):
         ----------
         X : array-like or dask collection of shape (n_samples, n_features)
             Regular features (available at test time). The hist engine
-            accepts NaN as a missing value, and dask arrays or dataframes
+            accepts NaN as a missing value, pandas DataFrames with
+            categorical columns (pandas' ``category`` dtype, split on as
+            categories by XGBoost; prediction then takes a DataFrame with the
+            same categorical columns), and dask arrays or dataframes
             (then ``y`` and ``privileged_features`` must be dask collections
             partitioned alike, and the fit runs on the active
-            ``distributed.Client``'s cluster).
+            ``distributed.Client``'s cluster). Other non-numeric columns
+            raise a TypeError naming them, and so do categorical ones with
+            ``engine="exact"``.
         y : array-like or dask collection of shape (n_samples,)
             Class labels.
         privileged_features : array-like or dask collection of shape (n_samples, n_privileged), default=None
             Privileged features ``X*`` (training only). Required for
             ``mode="jpib"`` and for ``mode="kbpib"`` unless ``teacher`` is an
-            array of probabilities; ignored for ``mode="nf"``.
+            array of probabilities; ignored for ``mode="nf"``. With the hist
+            engine they may have categorical columns as ``X``.
 
         Returns
         -------
@@ -401,9 +410,9 @@ class PrivilegedBoostingClassifier(_BaseGradientBoosting):
         Y = np.eye(K)[y_enc]
         X_star = None
         if self.mode == "jpib" or (self.mode == "kbpib" and not teacher_is_array):
-            X_star = check_privileged_features(privileged_features, n, required=True)
+            X_star = self._check_privileged_exact(privileged_features, n)
         elif privileged_features is not None and self.mode == "kbpib":
-            X_star = check_privileged_features(privileged_features, n, required=True)
+            X_star = self._check_privileged_exact(privileged_features, n)
 
         rs_student, priv_seed = _seeds(self.random_state)
         tr, va = self._split(n, y_enc)
@@ -487,6 +496,7 @@ class PrivilegedBoostingClassifier(_BaseGradientBoosting):
         need_priv = self.mode == "jpib" or (self.mode == "kbpib" and not teacher_is_array)
         d = self._prepare_hist(X, y, privileged_features if self.mode != "nf" else None,
                                need_priv)
+        self._privileged_categorical_columns = categorical_names(d.Xs)
         K = self.n_classes_
         rs_student, priv_seed = _seeds(self.random_state)
         seed = int(rs_student.randint(_MAX_SEED))
@@ -571,6 +581,21 @@ class PrivilegedBoostingClassifier(_BaseGradientBoosting):
         check_aligned(d.Xs, {"teacher.predict_proba(privileged_features)": Q})
         return Q
 
+    # pandas' categorical columns of X* go to this class's own boosters (the NF
+    # teacher of KbPIB, the privileged trees of JPIB) as they are
+    _privileged_categories = True
+
+    def _privileged_rows(self, privileged_features):
+        """Privileged rows to predict from (histogram engine): a float array, or
+        a DataFrame whose categorical columns are those of the fit."""
+        n = np.shape(privileged_features)[0] if np.ndim(privileged_features) else 0
+        fitted = getattr(self, "_privileged_categorical_columns", ())
+        cats = frame_categories(privileged_features, "privileged_features", True)
+        if fitted or cats:
+            self._check_categorical_columns(privileged_features, cats, fitted,
+                                            name="privileged_features")
+        return self._check_privileged_hist(privileged_features, n)
+
     def predict_privileged_proba(self, privileged_features):
         """Probabilities of the privileged model (the teacher) from ``X*``.
 
@@ -589,12 +614,12 @@ class PrivilegedBoostingClassifier(_BaseGradientBoosting):
         if privileged_features is None:
             raise ValueError("privileged_features is required: the privileged model's "
                              "probabilities are computed from X*.")
-        if getattr(self, "_engine", "exact") == "hist" and self.mode == "jpib":
+        hist = getattr(self, "_engine", "exact") == "hist"
+        if hist and self.mode == "jpib":
             if is_dask_collection(privileged_features):
                 Xs = as_dask_array(privileged_features, "privileged_features", 2)
             else:
-                Xs = check_privileged_features(
-                    privileged_features, np.asarray(privileged_features).shape[0], allow_nan=True)
+                Xs = self._privileged_rows(privileged_features)
             if Xs.shape[1] != self._n_privileged:
                 raise ValueError(
                     f"privileged_features has {Xs.shape[1]} columns but the model "
@@ -605,10 +630,8 @@ class PrivilegedBoostingClassifier(_BaseGradientBoosting):
             return margin_to_proba(predict_margin(self.privileged_booster_, Xs, self._init))
         if self.mode == "kbpib" and self.teacher_ is not None and is_dask_collection(privileged_features):
             return self.teacher_.predict_proba(privileged_features)
-        Xs = check_privileged_features(
-            privileged_features, np.asarray(privileged_features).shape[0],
-            allow_nan=getattr(self, "_engine", "exact") == "hist",
-        )
+        Xs = self._privileged_rows(privileged_features) if hist else self._check_privileged_exact(
+            privileged_features, np.asarray(privileged_features).shape[0])
         if self.mode == "jpib":
             if Xs.shape[1] != self._n_privileged:
                 raise ValueError(

@@ -9,7 +9,6 @@ from sklearn.ensemble import GradientBoostingClassifier
 from sklearn.model_selection import StratifiedKFold, cross_val_predict
 from sklearn.utils._param_validation import Interval
 
-from .._validation import check_privileged_features
 from ._base import _MAX_SEED, COMMON_CONSTRAINTS, TEACHER, _BaseGradientBoosting, _seeds
 from ._hist import boost, soft_label_objective
 from ._hist_dask import as_dask_array, boost_dask, is_dask_collection
@@ -95,6 +94,12 @@ engine, n_jobs, max_bins
     (300, 2)
     """
 
+    #: pandas' categorical columns of X* are refused: X* goes to a teacher that,
+    #: by default, is scikit-learn's GradientBoostingClassifier
+    _privileged_categories_refused = (
+        "the teacher of SoftLabelBoostingClassifier (scikit-learn's GradientBoostingClassifier "
+        "by default) is given numbers only; encode it as numbers.")
+
     _parameter_constraints = {
         "soft_weight": [Interval(Real, 0, 1, closed="left")],
         "teacher": [None, TEACHER],
@@ -149,7 +154,8 @@ engine, n_jobs, max_bins
             As in :meth:`PrivilegedBoostingClassifier.fit`.
         y : array-like or dask collection of shape (n_samples,)
         privileged_features : array-like or dask collection of shape (n_samples, n_privileged)
-            Required.
+            Required; numeric (the teacher is given numbers: a categorical
+            column raises a TypeError naming it).
 
         Returns
         -------
@@ -224,7 +230,7 @@ engine, n_jobs, max_bins
         X32, y_enc = self._validate_Xy(X, y)
         n = X32.shape[0]
         K = self.n_classes_
-        X_star = check_privileged_features(privileged_features, n, required=True)
+        X_star = self._check_privileged_exact(privileged_features, n)
         rs_student, teacher_seed = _seeds(self.random_state)
         tr, va = self._split(n, y_enc)
         sub = (lambda a: a[tr]) if va is not None else (lambda a: a)

@@ -52,6 +52,7 @@ from sklearn.utils import Bunch
 
 from ._home import cached_frame, fetch_file, open_text
 from ._info import DatasetInfo
+from ._info import check_flag as _check_flag
 from ._tabular import one_hot
 
 __all__ = [
@@ -132,11 +133,6 @@ _DIAB_NUMERIC = ("time_in_hospital", "num_lab_procedures", "num_procedures", "nu
 
 
 # ------------------------------------------------------------------ helpers
-
-def _check_flag(value, name):
-    if not isinstance(value, (bool, np.bool_)):
-        raise TypeError(f"{name} must be True or False, got {value!r}.")
-
 
 def _check_common(return_X_y, as_frame, download_if_missing):
     _check_flag(return_X_y, "return_X_y")

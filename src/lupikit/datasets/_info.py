@@ -4,12 +4,15 @@ Every loader module lists the data sets it loads in a module-level
 ``CATALOG`` (a list of :class:`DatasetInfo`); :func:`lupikit.datasets.catalog`
 gathers them, with the data sets the papers use that we cannot have, into the
 table of the book's Data page. This module imports nothing of the package, so
-that every loader module can import it.
+that every loader module can import it; :func:`check_flag` is the loaders'
+shared check of their True/False arguments.
 """
 
 from dataclasses import dataclass, field
 
-__all__ = ["DatasetInfo", "PARTS"]
+import numpy as np
+
+__all__ = ["DatasetInfo", "PARTS", "check_flag"]
 
 #: The parts of the book, by the name of their subpackage.
 PARTS = ("boosting", "twinsvm", "relevance", "oblivious")
@@ -55,3 +58,9 @@ class DatasetInfo:
     paper_shape: str | None = None
     roles: str = ""
     missing: str | None = None
+
+
+def check_flag(value, name):
+    """Raise a TypeError naming ``name`` unless ``value`` is a bool (the loaders' flags)."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{name} must be True or False, got {value!r}.")

@@ -29,6 +29,7 @@ from sklearn.utils import Bunch
 
 from ._home import fetch_file
 from ._info import DatasetInfo
+from ._info import check_flag as _check_flag
 
 __all__ = [
     "load_ecoli",
@@ -73,11 +74,6 @@ def _result(X, y, feature_names, target_names, descr, *, return_X_y, as_frame, t
         return X, y
     return Bunch(data=X, target=y, feature_names=list(feature_names),
                  target_names=np.asarray(target_names), frame=frame, DESCR=descr)
-
-
-def _check_flag(value, name):
-    if not isinstance(value, (bool, np.bool_)):
-        raise TypeError(f"{name} must be True or False, got {value!r}.")
 
 
 def load_ecoli(*, return_X_y=False, as_frame=False, drop_classes=ECOLI_SMALL_CLASSES):

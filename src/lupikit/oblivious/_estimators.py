@@ -29,9 +29,9 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, check_random_state, validate_data
 
-from .._validation import POSITIVE, check_sensitive_features
+from .._validation import POSITIVE
 from ._ferm import _smo_max_iter
-from ._kernel import OBLIVIOUS_KERNEL_PARAMS, ObliviousKernel
+from ._kernel import OBLIVIOUS_KERNEL_PARAMS, ObliviousKernel, check_sensitive_for
 from ._partition import _check_grid_range_param, auto_kind
 from ._split import check_ordered_split, random_split
 
@@ -100,7 +100,7 @@ class _ObliviousBase(BaseEstimator):
         estimation part holds every sensitive group (see :mod:`._split`).
         """
         _check_grid_range_param(self.grid_range, type(self).__name__)
-        S = check_sensitive_features(sensitive_features, X.shape[0])
+        S = check_sensitive_for(sensitive_features, X.shape[0], type(self).__name__, "fit")
         frac = self.estimation_fraction
         n = X.shape[0]
         idx = np.arange(n)
@@ -146,10 +146,10 @@ class _ObliviousBase(BaseEstimator):
         self.S_fit_ = S_fit
         return M, (None if y is None else y[fit_idx])
 
-    def _cross(self, X, sensitive_features):
+    def _cross(self, X, sensitive_features, method):
         check_is_fitted(self, self._fitted_attr)
         X = validate_data(self, X, reset=False, dtype=np.float64)
-        S = check_sensitive_features(sensitive_features, X.shape[0])
+        S = check_sensitive_for(sensitive_features, X.shape[0], type(self).__name__, method)
         return self.kernel_.cross(X, S, self.X_fit_, None if self.markov else self.S_fit_)
 
 
@@ -310,7 +310,10 @@ class ObliviousRidge(RegressorMixin, _ObliviousBase):
         -------
         y_pred : ndarray of shape (n,) or (n, n_targets)
         """
-        return self._cross(X, sensitive_features) @ self.dual_coef_
+        return self._predict(X, sensitive_features, "predict")
+
+    def _predict(self, X, sensitive_features, method):
+        return self._cross(X, sensitive_features, method) @ self.dual_coef_
 
     def score(self, X, y, sensitive_features=None, sample_weight=None):
         """Coefficient of determination :math:`R^2` of the prediction.
@@ -331,7 +334,8 @@ class ObliviousRidge(RegressorMixin, _ObliviousBase):
         -------
         score : float
         """
-        return r2_score(y, self.predict(X, sensitive_features), sample_weight=sample_weight)
+        y_pred = self._predict(X, sensitive_features, "score")
+        return r2_score(y, y_pred, sample_weight=sample_weight)
 
 
 class ObliviousSVC(ClassifierMixin, _ObliviousBase):
@@ -507,7 +511,7 @@ class ObliviousSVC(ClassifierMixin, _ObliviousBase):
         scores : ndarray of shape (n,) or (n, n_classes)
             As :meth:`sklearn.svm.SVC.decision_function`.
         """
-        K = self._cross(X, sensitive_features)
+        K = self._cross(X, sensitive_features, "decision_function")
         return self.svc_.decision_function(K)
 
     def predict(self, X, sensitive_features=None):
@@ -523,7 +527,10 @@ class ObliviousSVC(ClassifierMixin, _ObliviousBase):
         -------
         y_pred : ndarray of shape (n,)
         """
-        K = self._cross(X, sensitive_features)
+        return self._predict(X, sensitive_features, "predict")
+
+    def _predict(self, X, sensitive_features, method):
+        K = self._cross(X, sensitive_features, method)  # checks that the model is fitted
         return self.svc_.predict(K)
 
     def score(self, X, y, sensitive_features=None, sample_weight=None):
@@ -542,4 +549,5 @@ class ObliviousSVC(ClassifierMixin, _ObliviousBase):
         -------
         score : float
         """
-        return accuracy_score(y, self.predict(X, sensitive_features), sample_weight=sample_weight)
+        y_pred = self._predict(X, sensitive_features, "score")
+        return accuracy_score(y, y_pred, sample_weight=sample_weight)

@@ -57,9 +57,9 @@ from sklearn.utils._param_validation import InvalidParameterError, StrOptions
 from sklearn.utils.multiclass import check_classification_targets, type_of_target
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from .._validation import KERNEL_PARAMS, NON_NEGATIVE, POSITIVE, check_sensitive_features
+from .._validation import KERNEL_PARAMS, NON_NEGATIVE, POSITIVE
 from ..kernels import resolve_gamma
-from ._kernel import _checked_kernel
+from ._kernel import _checked_kernel, check_sensitive_for
 
 __all__ = ["FERM"]
 
@@ -237,7 +237,7 @@ class FERM(ClassifierMixin, BaseEstimator):
             raise ValueError(
                 f"FERM is a binary classifier; y has {classes.size} class(es)."
             )
-        S = check_sensitive_features(sensitive_features, X.shape[0])
+        S = check_sensitive_for(sensitive_features, X.shape[0], type(self).__name__, "fit")
         if S.shape[1] != 1:
             raise ValueError("sensitive_features must be a single binary column for FERM.")
         S = S[:, 0]

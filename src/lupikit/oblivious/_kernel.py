@@ -38,6 +38,49 @@ from .._validation import (
 from ..kernels import kernel_matrix, resolve_gamma
 from ._partition import CellPartition, _check_grid_range_param
 
+#: how each method that needs sensitive features takes them
+_CALLS = {
+    "fit": "fit(X, y, sensitive_features=...)",
+    "predict": "predict(X, sensitive_features=...)",
+    "decision_function": "decision_function(X, sensitive_features=...)",
+    "score": "score(X, y, sensitive_features=...)",
+}
+
+
+def check_sensitive_for(sensitive_features, n_samples, owner, method, call=None):
+    """:func:`~lupikit._validation.check_sensitive_features` for the method
+    ``method`` of ``owner`` (a class name): a missing ``S`` is reported in
+    the words of that method, with how to pass it.
+
+    Parameters
+    ----------
+    sensitive_features : array-like of shape (n_samples,) or (n_samples, n_s) or None
+    n_samples : int
+    owner : str
+        Name of the class (or function) whose method needs ``S``.
+    method : str
+        Name of the method (``"fit"``, ``"predict"``, ...; for a function, its name).
+    call : str, default=None
+        How the method takes ``S`` (e.g. ``"gram(X, sensitive_features)"``);
+        None uses the estimators' signatures of ``_CALLS``.
+
+    Returns
+    -------
+    S : ndarray of shape (n_samples, n_s)
+    """
+    if sensitive_features is None:
+        where = owner if method == owner else f"{owner}.{method}"
+        msg = (f"sensitive_features is required by {where} but was None; pass it as "
+               f"{call or _CALLS.get(method, method + '(X, sensitive_features=...)')}")
+        if method in _CALLS:
+            msg += (f". With metadata routing, meta-estimators pass it on once requested by "
+                    f"set_{method}_request(sensitive_features=True)")
+        if method in ("predict", "decision_function"):
+            msg += (f" (Pipeline.{method} does; GridSearchCV.{method} passes no metadata: "
+                    f"call search.best_estimator_.{method}(X, sensitive_features=...))")
+        raise ValueError(msg + ".")
+    return check_sensitive_features(sensitive_features, n_samples)
+
 __all__ = ["ObliviousKernel"]
 
 _USES_GAMMA = {"rbf", "poly", "sigmoid", "laplacian", "chi2"}
@@ -239,7 +282,8 @@ class ObliviousKernel(BaseEstimator):
                 delattr(self, attr)
         # a copy: the estimation sample is kept and must not follow the caller's array
         X = check_array(X, dtype=np.float64, input_name="X", copy=True)
-        S = check_sensitive_features(sensitive_features, X.shape[0])
+        S = check_sensitive_for(sensitive_features, X.shape[0], type(self).__name__, "fit",
+                                "fit(X, sensitive_features)")
         if isinstance(self.kernel, str) and self.kernel in _USES_GAMMA:
             self.gamma_ = resolve_gamma(self.gamma, X)
         else:
@@ -283,13 +327,16 @@ class ObliviousKernel(BaseEstimator):
         check_is_fitted(self, "coef_matrix_")
         S = np.asarray(sensitive_features)
         n = S.shape[0] if S.ndim else 0
-        S = check_sensitive_features(sensitive_features, n)
+        S = check_sensitive_for(sensitive_features, n, type(self).__name__, "cells",
+                                "cells(sensitive_features)")
         return self.partition_.transform(S)
 
-    def _prepare(self, X, S, name="X"):
+    def _prepare(self, X, S, name="X", method="gram"):
         check_is_fitted(self, "coef_matrix_")
         X = self._check_X(X, name)
-        S = check_sensitive_features(S, X.shape[0])
+        call = (f"{method}(X, sensitive_features)" if method != "cross"
+                else "cross(X_new, S_new, X, S=None)")
+        S = check_sensitive_for(S, X.shape[0], type(self).__name__, method, call)
         cells = self.partition_.transform(S)
         P = self._kv(X, self.X_est_, self.coef_matrix_)
         return X, cells, P
@@ -333,7 +380,7 @@ class ObliviousKernel(BaseEstimator):
         C : ndarray of shape (m, n)
             ``cross(X, S, X, S)`` equals ``gram(X, S)``.
         """
-        Xn, bn, Pn = self._prepare(X_new, S_new, "X_new")
+        Xn, bn, Pn = self._prepare(X_new, S_new, "X_new", method="cross")
         X = self._check_X(X)
         K = self._k(Xn, X)
         L1 = self.n_cells_ + 1
@@ -341,7 +388,7 @@ class ObliviousKernel(BaseEstimator):
         if S is None:
             P = self._kv(X, self.X_est_, self.coef_matrix_)
             return _add_outer(K, En, P)
-        X, b, P = self._prepare(X, S)
+        X, b, P = self._prepare(X, S, method="cross")
         E = _one_hot(b, L1)
         A = np.hstack([Pn + self.offset_gram_[bn], En])
         B = np.hstack([E, P])
@@ -359,7 +406,7 @@ class ObliviousKernel(BaseEstimator):
         -------
         d : ndarray of shape (n,)
         """
-        X, b, P = self._prepare(X, sensitive_features)
+        X, b, P = self._prepare(X, sensitive_features, method="diag")
         idx = np.arange(X.shape[0])
         kdiag = np.empty(X.shape[0])
         step = 256

@@ -18,7 +18,7 @@ the grid's resolution. The mean of the distances is the empirical
 import numpy as np
 from sklearn.utils.validation import check_array
 
-from ._kernel import ObliviousKernel
+from ._kernel import ObliviousKernel, check_sensitive_for
 
 __all__ = ["manifold_projection", "manifold_distance"]
 
@@ -65,7 +65,10 @@ def manifold_projection(oblivious_kernel, X, sensitive_features, candidates, *,
         raise TypeError("oblivious_kernel must be a fitted ObliviousKernel.")
     X = check_array(X, dtype=np.float64, input_name="X")
     C = check_array(candidates, dtype=np.float64, input_name="candidates")
-    S = np.asarray(sensitive_features)
+    S = check_sensitive_for(sensitive_features, X.shape[0], "manifold_projection",
+                            "manifold_projection",
+                            "manifold_projection(oblivious_kernel, X, sensitive_features, "
+                            "candidates)")
     ok = oblivious_kernel
     kcc = np.empty(C.shape[0])
     for start in range(0, C.shape[0], 256):

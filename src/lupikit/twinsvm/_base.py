@@ -25,8 +25,8 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from .._validation import (KERNEL, KERNEL_PARAMS, GAMMA, POSITIVE, POSITIVE_INT,
                            check_kernel_output, check_privileged_features)
 from ..kernels import kernel_matrix, resolve_gamma
-from ._qp import (FALLBACK_KEYS, SOLVERS, certificate_failures, no_fallbacks, refine_dual,
-                  rounding_floor, solve_dual)
+from ._qp import (FALLBACK_KEYS, SOLVERS, certificate_failures, no_fallbacks, qp_matrix,
+                  refine_dual, rounding_floor, solve_dual)
 from ._smo import _blas_controller
 
 __all__ = ["BaseLUPIClassifier"]
@@ -103,6 +103,37 @@ class _KernelSpec:
             K = check_kernel_output(K, X.shape[0], (X if Y is None else Y).shape[0],
                                     name=self.name)
         return K
+
+
+class _DualMatrix:
+    """Rebuilds the matrix ``P`` of a fitted dual QP from the training data.
+
+    A fitted model keeps its dual QPs without ``P`` (quadratic in the number
+    of samples; see :meth:`~._qp.DualQP.drop_matrix`) and with this object in
+    its place: ``build(K, Ks, **params)`` returns ``P`` (before
+    :func:`~._qp.qp_matrix`) from the kernel matrix ``K`` of the rows
+    ``order`` of ``X`` and ``Ks``, the privileged kernel matrix of the same
+    rows of ``Xs`` (None without privileged features). ``X`` and ``Xs`` are
+    the arrays the model was fitted on (shared, not copied). Picklable when
+    ``build`` is a module-level function and the kernels are picklable.
+    """
+
+    def __init__(self, build, X, kernel, Xs=None, privileged_kernel=None, order=None,
+                 assume_symmetric=False, **params):
+        self.build = build
+        self.X = X
+        self.kernel = kernel
+        self.Xs = Xs
+        self.privileged_kernel = privileged_kernel
+        self.order = order
+        self.assume_symmetric = assume_symmetric
+        self.params = params
+
+    def __call__(self):
+        rows = slice(None) if self.order is None else self.order
+        K = self.kernel(self.X[rows])
+        Ks = None if self.Xs is None else self.privileged_kernel(self.Xs[rows])
+        return qp_matrix(self.build(K, Ks, **self.params), self.assume_symmetric)
 
 
 class BaseLUPIClassifier(ClassifierMixin, BaseEstimator):
@@ -298,7 +329,11 @@ class BaseLUPIClassifier(ClassifierMixin, BaseEstimator):
     @property
     def dual_problems_(self):
         """Dual QPs in standard form (a tuple of :class:`DualQP`; a list of
-        such tuples, one per binary problem, with more than two classes)."""
+        such tuples, one per binary problem, with more than two classes).
+
+        The fitted model stores each QP without its matrix ``P`` (quadratic
+        in the number of samples): ``P`` is rebuilt from the training data
+        when first read, then kept in memory (never pickled)."""
         return self._collect("dual_problems")
 
     @property

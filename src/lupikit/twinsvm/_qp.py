@@ -88,9 +88,61 @@ class DualQP(dict):
     value ``constant_center`` there; the solvers then work in ``z - c``
     (``0.5 (z-c)'P(z-c) + q_center'(z-c) + constant_center``), and
     :meth:`value` and :meth:`gradient` evaluate that form.
+
+    **Compact form.** ``P`` is the only entry whose size grows with the
+    square of the number of variables. The QPs a fitted estimator keeps
+    hold no ``P`` (see :meth:`drop_matrix`): it is rebuilt from the
+    training data when first read (``qp["P"]``, :meth:`value`,
+    :meth:`gradient`), kept in memory from then on, and never pickled.
     """
 
-    __getattr__ = dict.__getitem__
+    def __getattr__(self, name):
+        try:
+            return self[name]
+        except KeyError:
+            raise AttributeError(name) from None
+
+    def __missing__(self, key):
+        rebuild = self.__dict__.get("_rebuild_matrix")
+        if key != "P" or rebuild is None:
+            raise KeyError(key)
+        P = self.__dict__.get("_matrix")
+        if P is None:
+            P = rebuild()
+            P.flags.writeable = False
+            self.__dict__["_matrix"] = P
+        return P
+
+    def __contains__(self, key):
+        return dict.__contains__(self, key) or (
+            key == "P" and self.__dict__.get("_rebuild_matrix") is not None)
+
+    def get(self, key, default=None):
+        return self[key] if key in self else default
+
+    def __getstate__(self):
+        # the rebuilt P stays out of pickles (it is rebuilt after loading)
+        return {k: v for k, v in self.__dict__.items() if k != "_matrix"}
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+
+    def drop_matrix(self, rebuild):
+        """Drop ``P``, which ``rebuild()`` recomputes when it is next read.
+
+        Parameters
+        ----------
+        rebuild : callable
+            Returns ``P`` (a picklable callable: it is stored with the QP).
+
+        Returns
+        -------
+        self : DualQP
+        """
+        self.pop("P", None)
+        self.__dict__.pop("_matrix", None)
+        self.__dict__["_rebuild_matrix"] = rebuild
+        return self
 
     def _centered(self, z):
         z = np.asarray(z, dtype=np.float64)
@@ -122,6 +174,15 @@ class DualQP(dict):
                 self["b"] - self["A"] @ c, self["x0"] - c, c)
 
 
+def qp_matrix(P, assume_symmetric=False):
+    """``P`` as :func:`make_qp` stores it: float64, C-contiguous, symmetrised
+    (``(P + P')/2``) unless ``assume_symmetric``."""
+    P = np.asarray(P, dtype=np.float64)
+    if not assume_symmetric:
+        P = 0.5 * (P + P.T)
+    return np.ascontiguousarray(P)
+
+
 def make_qp(P, q, lo, hi, A=None, b=None, constant=0.0, x0=None, *, assume_symmetric=False,
             center=None, q_center=None, constant_center=None):
     """A :class:`DualQP`; ``P`` is symmetrised unless ``assume_symmetric``
@@ -132,11 +193,8 @@ def make_qp(P, q, lo, hi, A=None, b=None, constant=0.0, x0=None, *, assume_symme
     n = len(q)
     if A is None:
         A, b = np.zeros((0, n)), np.zeros(0)
-    P = np.asarray(P, dtype=np.float64)
-    if not assume_symmetric:
-        P = 0.5 * (P + P.T)
     qp = DualQP(
-        P=np.ascontiguousarray(P),
+        P=qp_matrix(P, assume_symmetric),
         q=np.asarray(q, dtype=np.float64),
         A=np.atleast_2d(np.asarray(A, dtype=np.float64)).reshape(-1, n),
         b=np.atleast_1d(np.asarray(b, dtype=np.float64)),

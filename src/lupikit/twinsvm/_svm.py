@@ -22,11 +22,21 @@ multipliers are ``b`` and ``b*``.
 import numpy as np
 
 from .._validation import POSITIVE, UNIT_CLOSED
-from ._base import PRIVILEGED_PARAMS, BaseLUPIClassifier, _primal_rounding
+from ._base import PRIVILEGED_PARAMS, BaseLUPIClassifier, _DualMatrix, _primal_rounding
 from ._qp import make_qp
 from ._twin import _COMMON_PARAMS, _PRIV_PARAMS
 
 __all__ = ["PinballSVC", "SVMPlus"]
+
+
+def _pinball_svc_matrix(K, Ks, y):
+    """``P = yy' o K`` of the Pin-SVM dual (``Ks`` is unused)."""
+    return np.outer(y, y) * K
+
+
+def _svm_plus_matrix(K, Ks, y, gam):
+    """``P`` of the SVM+ dual in ``(alpha, beta)``."""
+    return np.block([[np.outer(y, y) * K + Ks / gam, Ks / gam], [Ks / gam, Ks / gam]])
 
 
 class _PlaneModel:
@@ -107,7 +117,8 @@ class PinballSVC(BaseLUPIClassifier):
         y = 2.0 * y01 - 1.0
         K = self.kernel_(X)
         n = y.size
-        qp = make_qp(np.outer(y, y) * K, -np.ones(n), -tau * C, C, A=y[None, :], b=[0.0])
+        qp = make_qp(_pinball_svc_matrix(K, None, y), -np.ones(n), -tau * C, C, A=y[None, :],
+                     b=[0.0])
 
         def recover(qp):
             lam = qp["x"]
@@ -140,6 +151,9 @@ class PinballSVC(BaseLUPIClassifier):
         primal, kkt, gap = self._solve_certified(qp, recover, label)
         if self.kernel_.kernel == "linear":
             primal["w"] = X.T @ primal["coef"]
+        # the fitted model keeps its dual without P (quadratic in n): it is
+        # rebuilt from the training data when read
+        qp.drop_matrix(_DualMatrix(_pinball_svc_matrix, X, self.kernel_, y=y))
         return _PlaneModel(X, self.kernel_, primal, qp, gap, kkt)
 
 
@@ -223,9 +237,8 @@ class SVMPlus(BaseLUPIClassifier):
         K = self.kernel_(X)
         Ks = self.privileged_kernel_(Xs)
         e = np.ones(n)
-        YKY = np.outer(y, y) * K
         Kse = Ks @ e
-        P = np.block([[YKY + Ks / gam, Ks / gam], [Ks / gam, Ks / gam]])
+        P = _svm_plus_matrix(K, Ks, y, gam)
         q = np.r_[-e - (C / gam) * Kse, -(C / gam) * Kse]
         A = np.vstack([np.r_[y, np.zeros(n)], np.ones(2 * n)])
         # both quadratic terms vanish at (alpha, beta) = (0, C e): the solvers
@@ -270,4 +283,8 @@ class SVMPlus(BaseLUPIClassifier):
         primal, kkt, gap = self._solve_certified(qp, recover, label)
         if self.kernel_.kernel == "linear":
             primal["w"] = X.T @ primal["coef"]
+        # the fitted model keeps its dual without P (quadratic in n): it is
+        # rebuilt from the training data when read
+        qp.drop_matrix(_DualMatrix(_svm_plus_matrix, X, self.kernel_, Xs=Xs,
+                                   privileged_kernel=self.privileged_kernel_, y=y, gam=gam))
         return _PlaneModel(X, self.kernel_, primal, qp, gap, kkt)

@@ -35,7 +35,7 @@ import warnings
 import numpy as np
 
 from .._validation import POSITIVE, UNIT_CLOSED
-from ._base import PRIVILEGED_PARAMS, BaseLUPIClassifier, _primal_rounding
+from ._base import PRIVILEGED_PARAMS, BaseLUPIClassifier, _DualMatrix, _primal_rounding
 from ._core import PlaneGram, split_kernel
 from ._qp import make_qp, solve_dual
 
@@ -95,6 +95,30 @@ class _TwinModel:
         return np.abs(f2) / self.planes[1]["w_norm"] - np.abs(f1) / self.planes[0]["w_norm"]
 
 
+def _plane_matrix(gram, gram_s, tau, gam):
+    """``P`` of the dual of one plane from its :class:`PlaneGram` (and the
+    privileged one's, None without privileged features)."""
+    Q = gram.Q
+    if gram_s is None:
+        return Q
+    Qs = gram_s.Q
+    return np.block([
+        [Q + Qs / gam, -tau * Q + Qs / gam],
+        [-tau * Q + Qs / gam, tau * tau * Q + Qs / gam],
+    ])
+
+
+def _rebuild_plane_matrix(K, Ks, n_pos, plane, tau, reg, gam):
+    """``P`` of the dual of plane ``plane`` (1 or 2) from the kernel matrices
+    of the training points sorted by class (``n_pos`` positive ones first),
+    as :meth:`_BaseTwin._fit_plane` builds it (see :class:`~._base._DualMatrix`)."""
+    pos, neg = np.arange(n_pos), np.arange(n_pos, K.shape[0])
+    own, other = (pos, neg) if plane == 1 else (neg, pos)
+    gram = PlaneGram(*split_kernel(K, own, other), reg)
+    gram_s = None if Ks is None else PlaneGram(*split_kernel(Ks, own, other), 1.0)
+    return _plane_matrix(gram, gram_s, tau, gam)
+
+
 def _merge_kkt(dicts):
     keys = dicts[0].keys()
     return {k: float(max(d[k] for d in dicts)) for k in keys}
@@ -144,6 +168,15 @@ class _BaseTwin(BaseLUPIClassifier):
                 p["w"] = X.T @ p["coef"]
             if self._uses_privileged and self.privileged_kernel_.kernel == "linear":
                 p["w_privileged"] = Xs.T @ p["coef_privileged"]
+        # the fitted model keeps its duals without P (quadratic in n): it is
+        # rebuilt from the training data when read
+        priv = self._uses_privileged
+        for k, qp in enumerate(qps, start=1):
+            qp.drop_matrix(_DualMatrix(
+                _rebuild_plane_matrix, X, self.kernel_, Xs=Xs if priv else None,
+                privileged_kernel=self.privileged_kernel_ if priv else None, order=perm,
+                assume_symmetric=True, n_pos=pos.size, plane=k, tau=self._tau,
+                reg=float(self.reg), gam=float(self.correction_weight) if priv else None))
         model = _TwinModel(X, self.kernel_, planes, qps, float(max(gaps)), _merge_kkt(kkts),
                            positive_rate=float(np.mean(y01)))
         if any(model.degenerate):
@@ -163,21 +196,17 @@ class _BaseTwin(BaseLUPIClassifier):
         tau = self._tau
         reg = float(self.reg)
         gram = PlaneGram(*split_kernel(K, own, other), reg)
-        Q = gram.Q
         m = other.size
         e = np.ones(m)
         if not self._uses_privileged:
-            qp = make_qp(Q, -e, -tau * C, C, assume_symmetric=True)
+            qp = make_qp(_plane_matrix(gram, None, tau, None), -e, -tau * C, C,
+                         assume_symmetric=True)
             partner, gram_s = None, None
         else:
             gam = float(self.correction_weight)
             gram_s = PlaneGram(*split_kernel(Ks, own, other), 1.0)
-            Qs = gram_s.Q
-            Qse = Qs @ e
-            P = np.block([
-                [Q + Qs / gam, -tau * Q + Qs / gam],
-                [-tau * Q + Qs / gam, tau * tau * Q + Qs / gam],
-            ])
+            Qse = gram_s.Q @ e
+            P = _plane_matrix(gram, gram_s, tau, gam)
             q = np.r_[-e - (C / gam) * Qse, tau * e - (C / gam) * Qse]
             # both quadratic terms vanish at a - tau b = 0, a + b = C e: the
             # solvers work around that point (see DualQP), where the gradient
@@ -308,6 +337,9 @@ _ATTRS = """
         The two dual QPs (``P``, ``q``, ``A``, ``b``, ``lo``, ``hi``,
         ``constant`` and the solution ``x``, ``objective``, ``n_iter``,
         ``solve_time``); a list of such tuples with more than two classes.
+        ``P``, quadratic in the number of samples, is not stored: it is
+        rebuilt from the training data when first read (the fitted model
+        keeps ``X``, and ``X*`` for the privileged models).
     primal_ : list of dict
         Per plane: ``coef`` (expansion of ``w`` over the training points),
         ``intercept``, ``w_norm``, ``alpha``, ``beta``, the primal and dual

@@ -1,0 +1,122 @@
+"""Verdicts across seeds: one claim record from the runs of a notebook at several seeds (private).
+
+``lupikit paper --seeds N`` runs each notebook at its paper preset with the
+seeds ``seed, seed + 1, ..., seed + N - 1`` and records, per claim, how many of
+the runs it held in and the spread of its value. A claim keeps its verdict
+(``"reproduced"`` or ``"direction"``) only when it holds at a stated majority
+of the seeds, :data:`MAJORITY` (four of five); otherwise it is
+``"not reproduced"``, with the fraction shown beside it.
+
+This module drives no notebook and imports no part of the library.
+
+Examples
+--------
+>>> runs = [[{"id": "a.gap", "value": v, "holds": v > 0, "verdict": "direction" if v > 0
+...           else "not reproduced", "expected": True}] for v in (0.2, 0.1, -0.1, 0.3, 0.25)]
+>>> record = aggregate_claims(runs, seeds=[0, 1, 2, 3, 4])[0]
+>>> record["seeds"]["held"], record["seeds"]["n"], record["verdict"]
+(4, 5, 'direction')
+"""
+
+import math
+import numbers
+import statistics
+
+__all__ = ["MAJORITY", "aggregate_claims", "majority_verdict"]
+
+#: A claim holds across seeds when it holds at least at this fraction of them.
+MAJORITY = 0.8
+
+_CARRIED = ("id", "statement", "paper_value", "threshold", "source", "section", "expected", "reason")
+
+
+def _is_number(value):
+    return (isinstance(value, numbers.Real) and not isinstance(value, bool)
+            and math.isfinite(float(value)))
+
+
+def majority_verdict(verdicts, held, n, majority=MAJORITY):
+    """The verdict over ``n`` seeds, given each seed's verdict and how many held.
+
+    A claim that could not be run offline (or not computed) at every seed
+    keeps that verdict; otherwise it keeps its verdict when it held at
+    ``majority`` of the seeds that ran, and is ``"not reproduced"`` else.
+    """
+    if not 0.5 < majority <= 1.0:
+        raise ValueError(f"majority must be in (0.5, 1], got {majority!r}.")
+    special = [v for v in verdicts if v in ("not runnable offline", "not computable")]
+    ran = n - len(special)
+    if ran == 0:
+        return max(set(special), key=special.count)
+    if held >= math.ceil(majority * ran - 1e-9):
+        good = [v for v in verdicts if v in ("reproduced", "direction")]
+        # a claim whose check is the paper's own and holds is "reproduced" at every seed it holds
+        return max(set(good), key=good.count) if good else "not reproduced"
+    return "not reproduced"
+
+
+def aggregate_claims(runs, seeds, majority=MAJORITY):
+    """One record per claim from the claim records of several runs.
+
+    Parameters
+    ----------
+    runs : list of list of dict
+        The claim records of each run (as :func:`lupikit.claims.read_claims`
+        returns them), one list per seed, in the order of ``seeds``.
+    seeds : list of int
+        The seed of each run.
+    majority : float, default=MAJORITY
+        The fraction of seeds at which a claim must hold to keep its verdict.
+
+    Returns
+    -------
+    records : list of dict
+        In the order the claims first appear. Each has the fields of a claim
+        record; ``value`` is the median of the numeric values (the first
+        seed's value if they are not numbers), ``verdict`` the majority
+        verdict, and ``seeds`` a dict with ``n`` (runs that recorded the
+        claim), ``held``, ``fraction``, ``values`` (one per seed, None where
+        the claim was not recorded), ``median``, ``min``, ``max`` and ``sd``
+        (numeric values only).
+    """
+    if len(runs) != len(seeds):
+        raise ValueError(f"runs and seeds differ in length ({len(runs)} and {len(seeds)}).")
+    order, by_id = [], {}
+    for k, records in enumerate(runs):
+        for r in records:
+            if r["id"] not in by_id:
+                order.append(r["id"])
+                by_id[r["id"]] = [None] * len(runs)
+            by_id[r["id"]][k] = r
+    out = []
+    for claim_id in order:
+        per_seed = by_id[claim_id]
+        present = [r for r in per_seed if r is not None]
+        first = present[0]
+        verdicts = [r["verdict"] for r in present]
+        # the seeds where the paper's condition held (for a claim the book shows
+        # failing, expect=False, these are the seeds where the book's text is wrong)
+        held = sum(1 for r in present if r.get("holds") is True)
+        values = [None if r is None else r.get("value") for r in per_seed]
+        numeric = [float(v) for v in values if _is_number(v)]
+        record = {key: first.get(key) for key in _CARRIED}
+        if numeric:
+            value = statistics.median(numeric)
+        else:
+            value = first.get("value")
+        verdict = majority_verdict(verdicts, held, len(present), majority)
+        ran = sum(1 for v in verdicts if v not in ("not runnable offline", "not computable"))
+        record.update(
+            value=value, verdict=verdict,
+            seeds={
+                "n": len(present), "held": held,
+                "fraction": round(held / ran, 4) if ran else None,
+                "seeds": [s for s, r in zip(seeds, per_seed) if r is not None],
+                "values": values,
+                "median": value if numeric else None,
+                "min": min(numeric) if numeric else None,
+                "max": max(numeric) if numeric else None,
+                "sd": statistics.stdev(numeric) if len(numeric) > 1 else None,
+            })
+        out.append(record)
+    return out

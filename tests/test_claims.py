@@ -1,0 +1,80 @@
+"""lupikit.claims: the verdicts of a claim, "not computable" among them."""
+
+import math
+
+import pytest
+
+from lupikit.claims import VERDICTS, ClaimFailed, Claims
+
+
+@pytest.fixture
+def claims():
+    return Claims("demo/example", display=False, mode="raise")
+
+
+def test_verdicts():
+    assert VERDICTS == ("reproduced", "direction", "not reproduced", "not computable", "not runnable offline")
+
+
+@pytest.mark.parametrize("value, reason", [
+    (float("nan"), "the measured value is nan"),
+    (math.inf, "the measured value is inf"),
+    (-math.inf, "the measured value is -inf"),
+    (None, "the measured value is None"),
+])
+def test_a_value_that_cannot_be_compared_is_not_computable_and_raises_nothing(claims, value, reason):
+    claims.check("demo.t", "A t-test", value, "<", 0.05, paper="p < 0.05")  # raise mode: no ClaimFailed
+    r = claims.records[-1]
+    assert (r["verdict"], r["reason"], r["holds"], r["value"]) == ("not computable", reason, None, None)
+    # like a claim not runnable offline, the threshold holds the reason (and the condition)
+    assert r["threshold"] == f"{reason} (needs < 0.05)" and (r["op"], r["bound"]) == ("<", 0.05)
+    md = r._repr_markdown_()
+    assert md.startswith("? **Claim `demo.t`**")
+    assert f"*Not computable* in this run: {reason} (needs < 0.05)." in md
+
+
+def test_a_nan_threshold_is_not_computable(claims):
+    claims.check("demo.t", "A gap", 0.3, ">", float("nan"), paper="> baseline")
+    assert claims.records[-1]["reason"] == "the threshold is nan"
+
+
+def test_a_caller_may_give_the_reason(claims):
+    claims.check("demo.t", "A t-test", 0.01, "<", 0.05, paper="p < 0.05", reason="one repetition: no t-test")
+    r = claims.records[-1]
+    assert (r["verdict"], r["reason"], r["value"]) == ("not computable", "one repetition: no t-test", 0.01)
+    claims.not_computable("demo.u", "Another", paper="x", reason="too few folds", needs="> 0")
+    r = claims.records[-1]
+    assert (r["verdict"], r["reason"], r["threshold"], r["holds"]) == (
+        "not computable", "too few folds", "too few folds (needs > 0)", None)
+
+
+def test_an_expected_failure_that_is_not_computable_raises_nothing(claims):
+    claims.check("demo.t", "A claim the book shows failing", float("nan"), ">", 0, paper="> 0", expect=False)
+    assert claims.records[-1]["verdict"] == "not computable"
+
+
+def test_other_verdicts_are_unchanged(claims):
+    claims.check("demo.a", "Holds", 0.2, "<", 0.5, paper="< 0.5")
+    claims.check("demo.b", "Compound", 0.2, holds=True, needs="both", paper="p", verdict="direction")
+    claims.not_runnable("demo.c", "Offline", paper="p", reason="no data")
+    assert [(r["verdict"], r["reason"]) for r in claims.records] == [
+        ("reproduced", None), ("direction", None), ("not runnable offline", "no data")]
+    assert claims.records[0]["bound"] == 0.5 and claims.records[1]["op"] is None
+    with pytest.raises(ClaimFailed, match="measured 0.9, needs < 0.5"):
+        claims.check("demo.d", "Fails", 0.9, "<", 0.5, paper="< 0.5")
+    assert list(claims.summary().columns)[-1] == "reason"
+
+
+def test_record_mode_records_a_failure_and_goes_on():
+    c = Claims("demo/example", display=False, mode="record")
+    c.check("demo.d", "Fails", 0.9, "<", 0.5, paper="< 0.5")
+    assert c.records[-1]["verdict"] == "not reproduced" and c.records[-1]["holds"] is False
+
+
+def test_run_parameters_keep_their_order_and_a_preset_among_them():
+    """A notebook may pass its preset among the parameters (the relevance notebooks do)."""
+    from lupikit.claims import _JSONDict
+
+    params = {"preset": "paper", "n": 3, "sizes": [1, 2]}
+    c = Claims("demo/example", preset="paper", parameters=params, display=False)
+    assert repr(_JSONDict({**c.parameters, "preset": c.preset})) == '{"preset": "paper", "n": 3, "sizes": [1, 2]}'

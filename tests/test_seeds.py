@@ -1,0 +1,78 @@
+"""Verdicts across seeds (lupikit._seeds): the majority rule and the spread of values."""
+
+import math
+import statistics
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from lupikit._seeds import MAJORITY, aggregate_claims, majority_verdict
+
+
+def _claim(claim_id, value, holds, verdict="direction", **extra):
+    return {"id": claim_id, "statement": "s", "paper_value": "p", "threshold": "> 0",
+            "source": "", "section": "", "value": value, "holds": holds,
+            "verdict": verdict if holds else "not reproduced", "expected": True, **extra}
+
+
+def test_four_of_five_keeps_the_verdict_three_of_five_does_not():
+    values = [0.2, 0.1, -0.1, 0.3, 0.25]
+    runs = [[_claim("a", v, v > 0)] for v in values]
+    (rec,) = aggregate_claims(runs, seeds=[0, 1, 2, 3, 4])
+    assert rec["verdict"] == "direction"
+    assert rec["seeds"]["held"] == 4 and rec["seeds"]["n"] == 5 and rec["seeds"]["fraction"] == 0.8
+    assert rec["value"] == pytest.approx(statistics.median(values))
+    assert rec["seeds"]["min"] == -0.1 and rec["seeds"]["max"] == 0.3
+    assert rec["seeds"]["sd"] == pytest.approx(statistics.stdev(values))
+    assert rec["seeds"]["values"] == values
+    runs[0] = [_claim("a", -0.2, False)]
+    (rec,) = aggregate_claims(runs, seeds=[0, 1, 2, 3, 4])
+    assert rec["verdict"] == "not reproduced" and rec["seeds"]["held"] == 3
+
+
+def test_not_runnable_and_not_computable_seeds_do_not_count():
+    nr = {"id": "a", "value": None, "holds": None, "verdict": "not runnable offline", "expected": None}
+    runs = [[nr], [nr]]
+    (rec,) = aggregate_claims(runs, seeds=[0, 1])
+    assert rec["verdict"] == "not runnable offline" and rec["seeds"]["fraction"] is None
+    nc = {"id": "a", "value": float("nan"), "holds": None, "verdict": "not computable"}
+    runs = [[_claim("a", 1.0, True, "reproduced")]] * 4 + [[nc]]
+    (rec,) = aggregate_claims(runs, seeds=list(range(5)))
+    # four seeds ran, all held: the claim keeps its verdict; NaN is not a value
+    assert rec["verdict"] == "reproduced" and rec["seeds"]["fraction"] == 1.0
+    assert rec["seeds"]["min"] == rec["seeds"]["max"] == 1.0
+
+
+def test_claims_recorded_at_some_seeds_only_keep_their_order():
+    runs = [[_claim("a", 1.0, True), _claim("b", 2.0, True)], [_claim("b", 3.0, True)]]
+    recs = aggregate_claims(runs, seeds=[7, 8])
+    assert [r["id"] for r in recs] == ["a", "b"]
+    assert recs[0]["seeds"]["values"] == [1.0, None] and recs[0]["seeds"]["seeds"] == [7]
+    assert recs[1]["seeds"]["values"] == [2.0, 3.0]
+
+
+def test_non_numeric_values_take_the_first_seed():
+    runs = [[_claim("a", "JPIB", True)], [_claim("a", "KbPIB", True)]]
+    (rec,) = aggregate_claims(runs, seeds=[0, 1])
+    assert rec["value"] == "JPIB" and rec["seeds"]["median"] is None
+
+
+def test_bad_input():
+    with pytest.raises(ValueError, match="runs and seeds"):
+        aggregate_claims([[]], seeds=[0, 1])
+    with pytest.raises(ValueError, match="majority"):
+        majority_verdict(["direction"], 1, 1, majority=0.5)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.floats(-1, 1, allow_nan=False), min_size=1, max_size=9),
+       st.sampled_from([0.6, MAJORITY, 1.0]))
+def test_majority_rule_matches_a_direct_count(values, majority):
+    runs = [[_claim("a", v, v > 0)] for v in values]
+    (rec,) = aggregate_claims(runs, seeds=list(range(len(values))), majority=majority)
+    held = sum(v > 0 for v in values)
+    keeps = held / len(values) >= majority - 1e-12
+    assert rec["verdict"] == ("direction" if keeps else "not reproduced")
+    assert rec["seeds"]["held"] == held
+    assert math.isclose(rec["value"], statistics.median(values))
