@@ -32,13 +32,15 @@ export LUPIKIT_DATA := $(SHARED_DATA)
 endif
 endif
 
-.PHONY: help install book paper pdf test test-lib test-notebooks clean
+.PHONY: help install book paper pdf classroom test test-lib test-notebooks clean
 
 help:
 	@echo "make book   - install into $(VENV), execute every notebook, build _build/html (prints index.html)"
 	@echo "make book PRESET=paper - the same book from the paper-scale runs: _build/html-paper"
 	@echo "make paper  - run every notebook at --preset paper at SEEDS=$(SEEDS) seeds, write results/paper/ (only what changed)"
 	@echo "make pdf    - one PDF of the book for the classroom: _build/pdf/lupikit.pdf"
+	@echo "make classroom - student and instructor editions and the course pack: _build/classroom"
+	@echo "               (ROSTER=roster.csv: a variant per student; SEED=N: the course seed)"
 	@echo "make test   - install into $(VENV), run the whole test suite (library, notebooks, book, browser)"
 	@echo "make clean  - remove _build"
 
@@ -65,6 +67,15 @@ book: $(STAMP)
 # was recorded (with as many seeds) are not run again.
 paper: $(STAMP)
 	$(BIN)/lupikit paper --jobs $(JOBS) --seeds $(SEEDS)
+
+# The classroom edition: _build/classroom/{student,instructor}/ (the student book's
+# HTML and PDF included) and the course pack, _build/classroom/lupikit-student-pack.zip.
+ROSTER ?=
+SEED ?= 0
+classroom: $(STAMP)
+	bash tools/ensure_chromium.sh
+	$(BIN)/lupikit classroom build --seed $(SEED) $(if $(ROSTER),--students $(ROSTER))
+	$(BIN)/lupikit classroom pack
 
 pdf: $(STAMP)
 	bash tools/ensure_chromium.sh

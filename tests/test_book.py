@@ -310,6 +310,50 @@ def test_pdf_holds_the_whole_book_with_typeset_math(built_pdf):
     assert text.count("At the paper preset.") >= 40
 
 
+@pytest.fixture(scope="module")
+def student_edition(built_book, chromium, tmp_path_factory):
+    """``lupikit classroom build`` with the student book (HTML and PDF), from the built book's cache."""
+    if shutil.which("pdftotext") is None:
+        if os.environ.get("CI"):
+            pytest.fail("pdftotext is required in CI (tools/ensure_chromium.sh installs poppler-utils)")
+        pytest.skip("pdftotext is not installed (run tools/ensure_chromium.sh)")
+    out = tmp_path_factory.mktemp("classroom")
+    t0 = time.perf_counter()
+    proc = subprocess.run([str(Path(sys.executable).with_name("lupikit")), "classroom", "build", "--out", str(out)],
+                          cwd=ROOT, capture_output=True, text=True)
+    (ROOT / "_build" / "classroom-build.log").write_text(proc.stdout + proc.stderr)
+    assert proc.returncode == 0, (proc.stdout + proc.stderr)[-5000:]
+    print(f"classroom build with the student book: {time.perf_counter() - t0:.1f} s")
+    return out
+
+
+@book
+def test_the_student_edition_holds_no_solution_text(student_edition, tmp_path):
+    """Every line of the instructor edition's solutions, hidden tests and rubrics is looked for
+    in the student notebooks, the student book's pages and its PDF: none is there; the same
+    search finds them in the book that shows them (so the comparison can fail)."""
+    from lupikit.classroom import find_leaks, solution_texts
+
+    student, instructor = student_edition / "student", student_edition / "instructor"
+    texts = solution_texts(sorted(instructor.rglob("*.ipynb")), sorted((ROOT / "book").rglob("*.md")))
+    assert len(texts) >= 100, len(texts)
+    pdf = student / "lupikit-student.pdf"
+    pdf_text = tmp_path / "student.txt"
+    subprocess.run(["pdftotext", str(pdf), str(pdf_text)], check=True)
+    files = sorted(student.rglob("*.ipynb")) + sorted((student / "book").rglob("*.html")) + [pdf_text]
+    assert len(files) > 40
+    assert find_leaks(texts, files) == []
+    shown = find_leaks(texts, sorted(HTML.rglob("*.html")))
+    assert len({t for _, t in shown}) >= len(texts) // 2
+    # the exercises are in the student book, as stubs; the written exercises without solutions
+    page = (student / "book" / "notebooks" / "boosting" / "exercises.html").read_text(encoding="utf-8")
+    assert "NotImplementedError" in page
+    theory = (student / "book" / "book" / "boosting" / "theory.html").read_text(encoding="utf-8")
+    assert "Exercise" in theory and "Solution to" not in theory
+    text = pdf_text.read_text()
+    assert "Teaching with this book" in text and "Solution to" not in text
+
+
 # ---------------------------------------------------------------------------
 # The scorecard, from synthetic claim records (fast: no book build)
 # ---------------------------------------------------------------------------

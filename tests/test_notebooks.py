@@ -6,11 +6,17 @@ from pathlib import Path
 import pytest
 import yaml
 
+from lupikit._notebook_paths import is_exercise_notebook
 from lupikit.cli import read_parameters
 
 ROOT = Path(__file__).resolve().parents[1]
-NOTEBOOKS = sorted(p for p in (ROOT / "notebooks").rglob("*.ipynb") if ".ipynb_checkpoints" not in p.parts)
+ALL = sorted(p for p in (ROOT / "notebooks").rglob("*.ipynb") if ".ipynb_checkpoints" not in p.parts)
+ALL_IDS = [p.relative_to(ROOT / "notebooks").with_suffix("").as_posix() for p in ALL]
+# the chapters check the papers' claims; the exercise notebooks (classroom edition) are graded
+NOTEBOOKS = [p for p in ALL if not is_exercise_notebook(p)]
 IDS = [p.relative_to(ROOT / "notebooks").with_suffix("").as_posix() for p in NOTEBOOKS]
+EXERCISES = [p for p in ALL if is_exercise_notebook(p)]
+EXERCISE_IDS = [p.relative_to(ROOT / "notebooks").with_suffix("").as_posix() for p in EXERCISES]
 
 
 def toc_files():
@@ -68,7 +74,24 @@ def test_notebook_conventions(path):
     assert '"paper"' in src or "'paper'" in src, "has a paper-scale preset"
 
 
-@pytest.mark.parametrize("path", NOTEBOOKS, ids=IDS)
+@pytest.mark.parametrize("path", EXERCISES, ids=EXERCISE_IDS)
+def test_exercise_notebook_conventions(path):
+    """An exercise notebook: a title, no outputs, one parameter ``variant`` that makes its data."""
+    nb = json.loads(path.read_text())
+    cells = nb["cells"]
+    assert nb["metadata"].get("kernelspec", {}).get("name") == "python3", "kernelspec python3"
+    assert cells[0]["cell_type"] == "markdown" and "".join(cells[0]["source"]).lstrip().startswith("# ")
+    code = [c for c in cells if c["cell_type"] == "code"]
+    assert not any(c.get("outputs") for c in code), "stored outputs"
+    assert not any(c.get("execution_count") for c in code), "stored execution counts"
+    params = read_parameters(path)
+    assert list(params) == ["variant"] and params["variant"].default == 0 and params["variant"].help
+    src = "\n".join("".join(c["source"]) for c in code)
+    assert "default_rng(variant)" in src, "the variant seeds the exercises' data"
+    assert "lupikit" in nb["metadata"] and "prerequisites" in nb["metadata"]["lupikit"]
+
+
+@pytest.mark.parametrize("path", ALL, ids=ALL_IDS)
 def test_parameters_cell_parses_in_papermill_too(path):
     """papermill's own inspector (``papermill --help-notebook``) sees every parameter."""
     import papermill
@@ -76,7 +99,7 @@ def test_parameters_cell_parses_in_papermill_too(path):
     assert set(papermill.inspect_notebook(str(path))) == set(read_parameters(path))
 
 
-@pytest.mark.parametrize("path", NOTEBOOKS, ids=IDS)
+@pytest.mark.parametrize("path", ALL, ids=ALL_IDS)
 def test_notebook_is_in_the_book(path):
     rel = path.relative_to(ROOT).with_suffix("").as_posix()
     assert rel in toc_files(), f"{rel} is not listed in _toc.yml"

@@ -381,12 +381,45 @@ def test_paper_with_seeds_records_the_fraction_and_the_majority_verdict(toy, cap
     for seed in rec["seeds"]:
         assert (toy / "_build" / "paper" / "toy" / "seeded" / f"seed{seed}.ipynb").is_file()
     out = capsys.readouterr().out
-    assert "toy/seeded seed 5:" in out and "(5 seed(s))" in out
+    assert "toy/seeded seed 5:" in out and "(5 seed(s) run, 5 recorded)" in out
     # a record with fewer seeds than asked for is run again; with as many, not
     assert cli(toy, "paper", "toy/seeded", "--seeds", "5", "--results", str(results)) == 0
     assert "not run again" in capsys.readouterr().out
     assert cli(toy, "paper", "toy/seeded", "--seeds", "0", "--results", str(results)) == 2
     assert "--seeds must be at least 1" in capsys.readouterr().err
+
+
+def test_paper_extends_a_current_record_by_the_missing_seeds_only(toy, capsys):
+    """`--seeds 3` then `--seeds 5`: the second run executes seeds 6 and 7 only and gives
+    the record that `--seeds 5` at once gives; a stale record runs every seed again."""
+    make_toy(toy, "toy/seeded", cells=SEEDED)
+    # the second results folder is outside the project (lupikit paper --results anywhere)
+    at_once, step = toy / "at_once", toy.parent / f"{toy.name}-step"
+    assert cli(toy, "paper", "toy/seeded", "--seeds", "5", "--results", str(at_once)) == 0
+    assert cli(toy, "paper", "toy/seeded", "--seeds", "1", "--results", str(step)) == 0
+    capsys.readouterr()
+    assert cli(toy, "paper", "toy/seeded", "--seeds", "3", "--results", str(step)) == 0
+    out = capsys.readouterr().out
+    assert "seed(s) 3 recorded and current; running seed(s) 4, 5" in out
+    assert "toy/seeded seed 3:" not in out
+    assert cli(toy, "paper", "toy/seeded", "--seeds", "5", "--results", str(step)) == 0
+    out = capsys.readouterr().out
+    assert "running seed(s) 6, 7" in out and "toy/seeded seed 4:" not in out
+    assert "(2 seed(s) run, 5 recorded)" in out
+    assert f"-> {step / 'toy' / 'seeded.json'}" in out  # a results folder outside the project
+    whole = json.loads((at_once / "toy" / "seeded.json").read_text())
+    parts = json.loads((step / "toy" / "seeded.json").read_text())
+    assert parts["seeds"] == whole["seeds"] == [3, 4, 5, 6, 7]
+    assert parts["claims"] == whole["claims"]
+    # the notebook changed: its record is stale and every seed runs again
+    path = toy / "notebooks" / "toy" / "seeded.ipynb"
+    nb = json.loads(path.read_text())
+    nb["cells"].append({"cell_type": "markdown", "metadata": {}, "source": "A new remark."})
+    path.write_text(json.dumps(nb))
+    assert cli(toy, "paper", "toy/seeded", "--seeds", "6", "--results", str(step)) == 0
+    out = capsys.readouterr().out
+    assert "recorded and current" not in out and "toy/seeded seed 3:" in out
+    assert json.loads((step / "toy" / "seeded.json").read_text())["seeds"] == [3, 4, 5, 6, 7, 8]
 
 
 def test_run_goes_on_after_a_failed_assert_of_the_notebook_and_exits_1(toy, capsys):

@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lupikit._seeds import MAJORITY, aggregate_claims, majority_verdict
+from lupikit._seeds import MAJORITY, aggregate_claims, majority_verdict, seed_runs
 
 
 def _claim(claim_id, value, holds, verdict="direction", **extra):
@@ -76,3 +76,33 @@ def test_majority_rule_matches_a_direct_count(values, majority):
     assert rec["verdict"] == ("direction" if keeps else "not reproduced")
     assert rec["seeds"]["held"] == held
     assert math.isclose(rec["value"], statistics.median(values))
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.lists(st.one_of(st.none(), st.floats(-1, 1, allow_nan=False)), min_size=2, max_size=2),
+                min_size=1, max_size=6),
+       st.integers(1, 5))
+def test_a_record_split_into_its_seeds_and_extended_equals_the_whole(values, cut):
+    """seed_runs inverts aggregate_claims: aggregating the first seeds, splitting the
+    record and adding the remaining runs gives the record of all seeds at once."""
+    def run(row):
+        return [_claim(cid, v, v > 0) for cid, v in zip("ab", row) if v is not None]
+
+    runs = [run(row) for row in values]
+    seeds = list(range(10, 10 + len(runs)))
+    cut = min(cut, len(runs))
+    whole = aggregate_claims(runs, seeds)
+    first = aggregate_claims(runs[:cut], seeds[:cut])
+    split = seed_runs({"seeds": seeds[:cut], "claims": first})
+    assert split is not None and split[0] == seeds[:cut]
+    assert aggregate_claims(split[1] + runs[cut:], seeds) == whole
+
+
+def test_a_one_seed_record_of_before_the_per_seed_verdicts_splits():
+    (rec,) = aggregate_claims([[_claim("a", 0.5, True)]], seeds=[0])
+    del rec["seeds"]["verdicts"], rec["seeds"]["holds"]
+    seeds, runs = seed_runs({"seeds": [0], "claims": [rec]})
+    assert seeds == [0] and runs[0][0]["verdict"] == "direction" and runs[0][0]["holds"] is True
+    (two,) = aggregate_claims([[_claim("a", 0.5, True)], [_claim("a", -0.5, False)]], seeds=[0, 1])
+    del two["seeds"]["verdicts"]
+    assert seed_runs({"seeds": [0, 1], "claims": [two]}) is None

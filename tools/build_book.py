@@ -3,6 +3,8 @@
     python tools/build_book.py build [--jobs N]            # execute notebooks, build _build/html
     python tools/build_book.py build --preset paper        # from the paper-scale runs: _build/html-paper
     python tools/build_book.py pdf                         # one PDF of the book: _build/pdf/lupikit.pdf
+    python tools/build_book.py student --edition D/student --instructor D/instructor
+                                                           # the book without solutions: D/student/book, PDF
     python tools/build_book.py open [--preset paper]       # print (and open, if possible) index.html
 
 The build has two steps:
@@ -234,10 +236,12 @@ def _anchor(section):
 def write_generated(executed, preset):
     """The scorecard (tables and picture), the paper-preset runtime table and ``_build/scorecard.json``."""
     from lupikit import _runs
+    from lupikit._notebook_paths import is_exercise_notebook
     from lupikit.claims import read_claims
 
     GENERATED.mkdir(parents=True, exist_ok=True)
-    notebooks = toc_notebooks()
+    # the exercise notebooks of the classroom edition make no paper claims
+    notebooks = [nb for nb in toc_notebooks() if not is_exercise_notebook(nb)]
     data, runtime_rows = {}, []
     for nb in notebooks:
         short = _short(nb)
@@ -276,6 +280,7 @@ def write_generated(executed, preset):
     rt += ["", f"Measured on: {'; '.join(machines) or 'no recorded runs'}."]
     (GENERATED / "paper_runtimes.md").write_text("\n".join(rt) + "\n")
     write_data_page()
+    write_classroom_table()
     print(f"[book] scorecard: {sum(counts['paper'].values())} claims recorded at the paper preset, "
           f"{sum(counts['build'].values())} of this build", flush=True)
     return data
@@ -640,6 +645,39 @@ def verdict_figure(data, path, preset, parts=PARTS):
     return path
 
 
+def write_classroom_table():
+    """The table of the teaching page: each part's computational and written exercises."""
+    import nbformat
+
+    from lupikit._notebook_paths import is_exercise_notebook
+    from lupikit.classroom import read_questions, written_exercises
+
+    written = {}
+    for page in sorted((ROOT / "book").rglob("*.md")):
+        if "_generated" in page.parts:
+            continue
+        part = page.relative_to(ROOT / "book").parts[0]
+        written[part] = written.get(part, 0) + len(written_exercises(page.read_text(encoding="utf-8"), page.name))
+    rows = ["| part | exercise notebook | computational exercises | points | minutes | written exercises |",
+            "| --- | --- | ---: | ---: | ---: | ---: |"]
+    for nb_path in toc_notebooks():
+        short = _short(nb_path)
+        part = short.split("/")[0]
+        nb = nbformat.read(nb_path, as_version=4)
+        if not is_exercise_notebook(nb_path):
+            written[part] = written.get(part, 0) + len(written_exercises(
+                "\n\n".join(c.source for c in nb.cells if c.cell_type == "markdown"), short))
+            continue
+        qs = read_questions(nb, short)
+        rows.append(f"| {PART_LABELS.get(part, part)} | {{doc}}`/notebooks/{short}` | {len(qs)} | "
+                    f"{sum(q.points for q in qs):g} | {sum(q.minutes or 0 for q in qs)} | {{w{part}}} |")
+    text = "\n".join(rows)
+    for part, n in written.items():
+        text = text.replace(f"{{w{part}}}", str(n))
+    text = re.sub(r"\{w\w+\}", "0", text)
+    (GENERATED / "classroom.md").write_text(text + "\n")
+
+
 def write_data_page():
     """The Data page's tables, from :func:`lupikit.datasets.data_table` (the loaders' metadata)."""
     from lupikit.datasets import DATA_ENV, data_table, get_data_home
@@ -731,9 +769,16 @@ def build_paper(jobs):
     config["execute"]["execute_notebooks"] = "off"
     config["title"] = config["title"] + " (paper-scale runs)"
     (stage / "_config.yml").write_text(yaml.safe_dump(config, sort_keys=False))
+    from lupikit._notebook_paths import is_exercise_notebook
+
     executed = {}
     for nb in toc_notebooks():
         short = _short(nb)
+        if is_exercise_notebook(nb):  # no paper scale: the exercises as written, not executed
+            target = stage / "notebooks" / f"{short}.ipynb"
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy(nb, target)
+            continue
         run = PAPER_RUNS / f"{short}.ipynb"
         if not run.is_file():
             print(f"[book] no paper-scale execution of {short}; run 'lupikit paper'", file=sys.stderr)
@@ -786,21 +831,28 @@ document.addEventListener("DOMContentLoaded", function () {
 
 def pdf():
     """One PDF of the book: jupyter-book's single-page HTML printed by headless Chromium."""
+    BUILD.mkdir(exist_ok=True)
+    _harness(2)
+    prefill_cache(2)
+    write_generated(executed_default(toc_notebooks()), "default")
+    return print_pdf(ROOT, BUILD, BUILD / "pdf" / "lupikit.pdf")
+
+
+def print_pdf(source, build, out):
+    """Build ``source``'s single-page HTML into ``build/singlehtml`` and print it to ``out``."""
     import http.server
     import shutil
     import threading
     from functools import partial
 
-    BUILD.mkdir(exist_ok=True)
-    _harness(2)
-    prefill_cache(2)
-    write_generated(executed_default(toc_notebooks()), "default")
     jb = Path(sys.executable).with_name("jupyter-book")
-    cmd = [str(jb), "build", str(ROOT), "--builder", "singlehtml", "-n", "--keep-going"]
+    cmd = [str(jb), "build", str(source), "--builder", "singlehtml", "-n", "--keep-going"]
+    if Path(build) != BUILD:
+        cmd += ["--path-output", str(Path(build).parent)]
     print("[pdf] " + " ".join(cmd), flush=True)
-    if subprocess.run(cmd, cwd=ROOT).returncode != 0:
+    if subprocess.run(cmd, cwd=source).returncode != 0:
         return 1
-    single = BUILD / "singlehtml"
+    single = Path(build) / "singlehtml"
     # The single page is written at the root document's path (book/index.html)
     # but with links relative to the output folder, next to a redirecting
     # index.html: the page is printed from the output folder itself.
@@ -811,8 +863,9 @@ def pdf():
     if chromium is None:
         print("[pdf] chromium is needed (tools/ensure_chromium.sh installs Debian's)", file=sys.stderr)
         return 1
-    out = BUILD / "pdf" / "lupikit.pdf"
+    out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
+
     class Quiet(http.server.SimpleHTTPRequestHandler):
         def log_message(self, *args):
             pass
@@ -825,7 +878,7 @@ def pdf():
         proc = subprocess.run([
             chromium, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
             "--no-first-run", "--disable-background-networking", "--disable-component-update",
-            "--disable-sync", "--disable-extensions", f"--user-data-dir={BUILD / 'pdf' / 'profile'}",
+            "--disable-sync", "--disable-extensions", f"--user-data-dir={Path(build) / 'pdf-profile'}",
             "--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1",
             "--virtual-time-budget=120000", "--run-all-compositor-stages-before-draw",
             "--no-pdf-header-footer", f"--print-to-pdf={out}",
@@ -837,6 +890,87 @@ def pdf():
         print(proc.stderr[-3000:], file=sys.stderr)
         return 1
     print(f"[pdf] {out} ({out.stat().st_size / 2**20:.1f} MiB) printed in {time.perf_counter() - t0:.0f} s")
+    return 0
+
+
+def student_book(edition, instructor, jobs=2):
+    """The book without solutions, from the student edition: ``edition/book/`` (HTML) and the PDF.
+
+    The staging copy holds the Markdown pages without their ``{solution}``
+    blocks and the student edition's notebooks. The chapters' code is the
+    book's, so their executions come from the book's jupyter-cache (executed
+    first if they are not there); the exercise notebooks, whose answer cells
+    are stubs, are not executed. Then every solution line of the instructor
+    edition is looked for in the HTML pages, the single page the PDF is
+    printed from and the PDF's text: one found fails the build.
+    """
+    import shutil
+
+    import nbformat
+    import yaml
+
+    from lupikit.classroom import find_leaks, solution_texts, strip_solution_blocks, student_notebook
+    from lupikit._notebook_paths import is_exercise_notebook
+
+    t0 = time.perf_counter()
+    edition, instructor = Path(edition).resolve(), Path(instructor).resolve()
+    BUILD.mkdir(exist_ok=True)
+    _harness(jobs)
+    prefill_cache(jobs)
+    write_generated(executed_default(toc_notebooks()), "default")
+    stage = BUILD / "student-book"
+    if stage.exists():
+        shutil.rmtree(stage)
+    stage.mkdir(parents=True)
+    (stage / "src").symlink_to(ROOT / "src")
+    shutil.copytree(ROOT / "book", stage / "book")
+    for page in (stage / "book").rglob("*.md"):
+        page.write_text(strip_solution_blocks(page.read_text(encoding="utf-8")), encoding="utf-8")
+    shutil.copy(ROOT / "_toc.yml", stage / "_toc.yml")
+    config = yaml.safe_load((ROOT / "_config.yml").read_text())
+    config["title"] = config["title"] + " (student edition)"
+    config["execute"]["cache"] = str(CACHE)
+    config["execute"]["exclude_patterns"] = ["*/exercises*.ipynb", "exercises*.ipynb"]
+    (stage / "_config.yml").write_text(yaml.safe_dump(config, sort_keys=False))
+    seed = json.loads((instructor / "edition.json").read_text())["seed"]
+    for nb_path in toc_notebooks():
+        short = _short(nb_path)
+        target = stage / "notebooks" / f"{short}.ipynb"
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if is_exercise_notebook(nb_path):
+            nb = student_notebook(nbformat.read(instructor / f"{short}.ipynb", as_version=4), variant=seed)
+            nbformat.write(nb, target)
+        else:
+            shutil.copy(edition / f"{short}.ipynb", target)
+    jb = Path(sys.executable).with_name("jupyter-book")
+    cmd = [str(jb), "build", str(stage), "--builder", "html", "-W", "-n", "--keep-going",
+           "--path-output", str(BUILD / "student-out")]
+    print("[student] " + " ".join(cmd), flush=True)
+    if subprocess.run(cmd, cwd=stage).returncode != 0:
+        print("[student] BUILD FAILED (see the warnings above)", file=sys.stderr)
+        return 1
+    html = edition / "book"
+    if html.exists():
+        shutil.rmtree(html)
+    shutil.move(str(BUILD / "student-out" / "_build" / "html"), html)
+    pdf_path = edition / "lupikit-student.pdf"
+    if print_pdf(stage, BUILD / "student-out" / "_build", pdf_path) != 0:
+        return 1
+    # no solution text anywhere in what students get
+    texts = solution_texts(sorted(instructor.rglob("*.ipynb")), sorted((ROOT / "book").rglob("*.md")))
+    files = sorted(html.rglob("*.html")) + [BUILD / "student-out" / "_build" / "singlehtml" / "index.html"]
+    if shutil.which("pdftotext"):
+        text_of_pdf = BUILD / "student-out" / "lupikit-student.txt"
+        subprocess.run(["pdftotext", str(pdf_path), str(text_of_pdf)], check=True)
+        files.append(text_of_pdf)
+    leaks = find_leaks(texts, files)
+    if leaks:
+        for f, line in leaks[:10]:
+            print(f"[student] SOLUTION TEXT in {f}: {line!r}", file=sys.stderr)
+        return 1
+    write_generated(executed_default(toc_notebooks()), "default")
+    print(f"[student] student book built in {time.perf_counter() - t0:.1f} s: {html / 'index.html'}, {pdf_path}; "
+          f"{len(texts)} solution lines looked for in {len(files)} files, none found")
     return 0
 
 
@@ -862,6 +996,10 @@ def main(argv=None):
     p_build.add_argument("--jobs", type=int, default=2, help="notebooks executed at once")
     p_build.add_argument("--preset", choices=("default", "paper"), default="default")
     sub.add_parser("pdf")
+    p_student = sub.add_parser("student", help="the student edition's book (HTML and PDF), no solutions")
+    p_student.add_argument("--edition", required=True, help="the student edition (lupikit classroom build)")
+    p_student.add_argument("--instructor", required=True, help="the instructor edition beside it")
+    p_student.add_argument("--jobs", type=int, default=2)
     p_open = sub.add_parser("open")
     p_open.add_argument("--preset", choices=("default", "paper"), default="default")
     args = parser.parse_args(argv)
@@ -869,6 +1007,8 @@ def main(argv=None):
         return build(args.jobs, args.preset)
     if args.command == "pdf":
         return pdf()
+    if args.command == "student":
+        return student_book(args.edition, args.instructor, args.jobs)
     return open_book(args.preset)
 
 

@@ -32,6 +32,16 @@ def find_notebooks_dir(explicit=None):
     )
 
 
+#: exercise notebooks of the classroom edition are ``<part>/exercises*.ipynb``
+EXERCISE_PREFIX = "exercises"
+
+
+def is_exercise_notebook(path):
+    """Whether a notebook path names an exercise notebook (``exercises*.ipynb``): no paper claims."""
+    name = Path(path).name
+    return name.startswith(EXERCISE_PREFIX) and name.endswith(".ipynb")
+
+
 def list_notebooks(nb_dir):
     """All notebooks below ``nb_dir`` (sorted, checkpoints skipped)."""
     return sorted(

@@ -32,7 +32,7 @@ import papermill as pm
 from jupyter_client.manager import KernelManager
 from traitlets import Unicode, default
 
-from ._seeds import aggregate_claims
+from ._seeds import aggregate_claims, seed_runs
 from .claims import code_paths, fingerprints, provenance, read_claims, read_run_parameters
 
 __all__ = [
@@ -101,7 +101,7 @@ def execute(path, target, parameters, *, kernel="python3", progress=False, log_o
 
 
 def paper_record(path, short_name, executed, parameters, seconds, executed_at, *,
-                 fingerprint=None, prov=None, seeds=None):
+                 fingerprint=None, prov=None, seeds=None, earlier=None):
     """The paper-scale result of a notebook run at one or several seeds (a dict with :data:`RESULT_KEYS`).
 
     ``executed`` is one executed notebook, or a list of them, one per seed of
@@ -115,6 +115,10 @@ def paper_record(path, short_name, executed, parameters, seconds, executed_at, *
     ``fingerprint`` and ``prov`` (:func:`fingerprints` and :func:`provenance`)
     should be taken when the run starts: code changed while a long run goes on
     must make its record stale, not current. Taken now if not given.
+
+    ``earlier`` is a current record of the same notebook at other seeds
+    (:func:`lupikit._seeds.seed_runs` must be able to split it): its seeds
+    come first, and the new runs extend it.
     """
     prov = provenance() if prov is None else prov
     fingerprint = fingerprints(path, short_name) if fingerprint is None else fingerprint
@@ -122,7 +126,17 @@ def paper_record(path, short_name, executed, parameters, seconds, executed_at, *
     if seeds is None:
         seeds = [int(parameters.get("seed", 0))] if len(executed) == 1 else list(range(len(executed)))
     seconds = [seconds] if isinstance(seconds, (int, float)) else list(seconds)
-    claims = aggregate_claims([read_claims(e) for e in executed], list(seeds))
+    runs, seeds = [read_claims(e) for e in executed], list(seeds)
+    if earlier is not None:
+        split = seed_runs(earlier)
+        if split is None:
+            raise ValueError(f"the earlier record of {short_name} does not hold each seed's verdicts.")
+        if set(split[0]) & set(seeds):
+            raise ValueError(f"the earlier record of {short_name} already has seed(s) "
+                             f"{sorted(set(split[0]) & set(seeds))}.")
+        runs, seeds = split[1] + runs, split[0] + seeds
+        seconds = [float(earlier["seconds"])] * len(split[0]) + seconds
+    claims = aggregate_claims(runs, seeds)
     return {
         "notebook": short_name,
         "parameters": parameters,

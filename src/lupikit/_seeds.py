@@ -22,7 +22,7 @@ import math
 import numbers
 import statistics
 
-__all__ = ["MAJORITY", "aggregate_claims", "majority_verdict"]
+__all__ = ["MAJORITY", "aggregate_claims", "majority_verdict", "seed_runs"]
 
 #: A claim holds across seeds when it holds at least at this fraction of them.
 MAJORITY = 0.8
@@ -75,9 +75,9 @@ def aggregate_claims(runs, seeds, majority=MAJORITY):
         record; ``value`` is the median of the numeric values (the first
         seed's value if they are not numbers), ``verdict`` the majority
         verdict, and ``seeds`` a dict with ``n`` (runs that recorded the
-        claim), ``held``, ``fraction``, ``values`` (one per seed, None where
-        the claim was not recorded), ``median``, ``min``, ``max`` and ``sd``
-        (numeric values only).
+        claim), ``held``, ``fraction``, ``values``, ``verdicts`` and
+        ``holds`` (one per seed, None where the claim was not recorded),
+        ``median``, ``min``, ``max`` and ``sd`` (numeric values only).
     """
     if len(runs) != len(seeds):
         raise ValueError(f"runs and seeds differ in length ({len(runs)} and {len(seeds)}).")
@@ -113,6 +113,8 @@ def aggregate_claims(runs, seeds, majority=MAJORITY):
                 "fraction": round(held / ran, 4) if ran else None,
                 "seeds": [s for s, r in zip(seeds, per_seed) if r is not None],
                 "values": values,
+                "verdicts": [None if r is None else r["verdict"] for r in per_seed],
+                "holds": [None if r is None else r.get("holds") for r in per_seed],
                 "median": value if numeric else None,
                 "min": min(numeric) if numeric else None,
                 "max": max(numeric) if numeric else None,
@@ -120,3 +122,55 @@ def aggregate_claims(runs, seeds, majority=MAJORITY):
             })
         out.append(record)
     return out
+
+
+def seed_runs(record):
+    """The seeds of a recorded result and each seed's claim records, or None.
+
+    The inverse of :func:`aggregate_claims` for what a verdict needs (value,
+    verdict and whether the paper's condition held, per seed), so that a
+    record can be extended by more seeds without running its seeds again.
+    A record of one seed always can be; one of several seeds needs the
+    per-seed ``verdicts`` and ``holds`` that :func:`aggregate_claims` stores.
+
+    Parameters
+    ----------
+    record : dict
+        A paper-scale result (``seeds`` and ``claims`` are read).
+
+    Returns
+    -------
+    (seeds, runs) or None
+        ``runs`` as :func:`aggregate_claims` takes them; None where the
+        record does not hold the per-seed verdicts.
+
+    Examples
+    --------
+    >>> runs = [[{"id": "a", "value": v, "holds": v > 0, "verdict": "direction" if v > 0
+    ...           else "not reproduced"}] for v in (0.2, -0.1)]
+    >>> claims = aggregate_claims(runs, seeds=[0, 1])
+    >>> seeds, again = seed_runs({"seeds": [0, 1], "claims": claims})
+    >>> seeds, [r[0]["verdict"] for r in again]
+    ([0, 1], ['direction', 'not reproduced'])
+    """
+    seeds = [int(s) for s in record.get("seeds") or []]
+    claims = record.get("claims") or []
+    if not seeds:
+        return None
+    runs = [[] for _ in seeds]
+    for claim in claims:
+        spread = claim.get("seeds") or {}
+        values = spread.get("values")
+        if values is None or len(values) != len(seeds):
+            return None
+        verdicts, holds = spread.get("verdicts"), spread.get("holds")
+        if verdicts is None or holds is None:
+            if len(seeds) != 1:
+                return None
+            # one seed: the record's verdict is that seed's verdict
+            verdicts, holds = [claim["verdict"]], [bool(spread.get("held"))]
+        base = {key: claim.get(key) for key in _CARRIED}
+        for k, verdict in enumerate(verdicts):
+            if verdict is not None:
+                runs[k].append(dict(base, value=values[k], verdict=verdict, holds=holds[k]))
+    return seeds, runs

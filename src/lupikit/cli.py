@@ -74,10 +74,13 @@ import time
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from pathlib import Path
 
+from . import _seeds
+from ._cli_classroom import add_classroom_parser
 from ._cli_error import CLIError
 from ._claim_lines import _claims_line, _unexpected, claim_line
 from ._harness import kernel_environment
-from ._notebook_paths import _repo_root, _short_name, find_notebooks_dir, list_notebooks, resolve_notebook
+from ._notebook_paths import (_repo_root, _short_name, find_notebooks_dir, is_exercise_notebook, list_notebooks,
+                             resolve_notebook)
 from ._notebook_source import (ClaimIds, Parameter, parse_range, read_claim_ids, read_parameters,
                                read_preset_settings, read_presets)
 from ._parameter_values import _preset_values, _split_values, check_preset_conflicts, validate_parameters
@@ -346,12 +349,22 @@ def cmd_sweep(args):
     return 0
 
 
+def _display_path(path, root):
+    """``path`` relative to ``root`` when it is below it (shorter), else as it is."""
+    try:
+        return Path(path).resolve().relative_to(Path(root).resolve())
+    except ValueError:
+        return Path(path)
+
+
 def cmd_paper(args):
     if args.seeds < 1:
         raise CLIError(f"--seeds must be at least 1, got {args.seeds}.")
     nb_dir = find_notebooks_dir(args.notebooks_dir)
     root = _repo_root(nb_dir)
-    paths = [resolve_notebook(n, nb_dir) for n in args.notebooks] if args.notebooks else list_notebooks(nb_dir)
+    # the exercise notebooks of the classroom edition make no paper claims
+    paths = ([resolve_notebook(n, nb_dir) for n in args.notebooks] if args.notebooks else
+             [p for p in list_notebooks(nb_dir) if not is_exercise_notebook(p)])
     results_dir = Path(args.results) if args.results else root / "results" / "paper"
     todo = []
     for path in paths:
@@ -362,19 +375,26 @@ def cmd_paper(args):
         if args.seeds > 1 and "seed" not in params:
             raise CLIError(f"{short} has no 'seed' parameter: run it with --seeds 1.")
         old = _runs.read_paper_result(results_dir, short)
-        if (old is not None and not args.force and not _runs.is_stale(old, path, short)
-                and len(old.get("seeds", [0])) >= args.seeds):
-            print(f"  {short}: unchanged since {old['executed_at']}, not run again")
-            continue
         first = int(params["seed"].default) if "seed" in params else 0
         seeds = [first + k for k in range(args.seeds)]
-        todo.append((path, short, seeds, 0.0 if old is None else float(old.get("seconds", 0.0))))
+        earlier = None
+        if old is not None and not args.force and not _runs.is_stale(old, path, short):
+            have = [int(s) for s in old.get("seeds", [first])]
+            if len(have) >= args.seeds:
+                print(f"  {short}: unchanged since {old['executed_at']}, not run again")
+                continue
+            # a current record at fewer seeds is extended: only the missing seeds run
+            if have == seeds[:len(have)] and _seeds.seed_runs(old) is not None:
+                earlier, seeds = old, seeds[len(have):]
+                print(f"  {short}: seed(s) {', '.join(map(str, have))} recorded and current; "
+                      f"running seed(s) {', '.join(map(str, seeds))}")
+        todo.append((path, short, seeds, 0.0 if old is None else float(old.get("seconds", 0.0)), earlier))
     if not todo:
         print("every paper-scale result is up to date (use --force to run them again)")
         return 0
     # one unit of work per notebook and seed, the longest first (by their last
     # recorded time), so that the slots finish together
-    units = sorted(((path, short, seed, last) for path, short, seeds, last in todo for seed in seeds),
+    units = sorted(((path, short, seed, last) for path, short, seeds, last, _ in todo for seed in seeds),
                    key=lambda u: -u[3])
     client = _check_scheduler(args.scheduler)
     _prepare_kernels(nb_dir, scheduler=args.scheduler, blas_threads=1 if args.jobs > 1 else None,
@@ -384,7 +404,7 @@ def cmd_paper(args):
     t0 = time.perf_counter()
     # what a record will say it ran: the code and commit as they are at the start
     starts = {short: dict(executed_at=_runs.now(), fingerprint=_runs.fingerprints(path, short),
-                          prov=_runs.provenance()) for path, short, _, _ in todo}
+                          prov=_runs.provenance()) for path, short, _, _, _ in todo}
 
     def one(unit):
         path, short, seed, _ = unit
@@ -394,7 +414,7 @@ def cmd_paper(args):
         seconds, error = _runs.execute(path, target, parameters, kernel=args.kernel)
         return short, seed, target, seconds, error
 
-    done = {short: {} for _, short, _, _ in todo}
+    done = {short: {} for _, short, _, _, _ in todo}
     failed, busy = [], 0.0
     with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
         # record each notebook as soon as its seeds are done: a long one holds up no other
@@ -402,7 +422,7 @@ def cmd_paper(args):
         for future in as_completed(futures):
             short, seed, target, seconds, error = future.result()
             busy += seconds
-            path, _, seeds, _ = next(t for t in todo if t[1] == short)
+            path, _, seeds, _, earlier = next(t for t in todo if t[1] == short)
             if args.seeds > 1:
                 print(f"    {short} seed {seed}: {seconds:.1f} s; {_claims_line(target)}"
                       + (f"; FAILED: {error.splitlines()[0]}" if error else ""), flush=True)
@@ -422,14 +442,16 @@ def cmd_paper(args):
                       **read_run_parameters(targets[0])}
             start = starts[short]
             record = _runs.paper_record(path, short, targets, params, times, start["executed_at"],
-                                        fingerprint=start["fingerprint"], prov=start["prov"], seeds=seeds)
+                                        fingerprint=start["fingerprint"], prov=start["prov"], seeds=seeds,
+                                        earlier=earlier)
             written = _runs.write_paper_result(results_dir, record)
             counts = {}
             for c in record["claims"]:
                 counts[c["verdict"]] = counts.get(c["verdict"], 0) + 1
             tally = ", ".join(f"{n} {v}" for v, n in counts.items())
-            print(f"  {short}: {sum(times):7.1f} s ({len(seeds)} seed(s)); {len(record['claims'])} claims: "
-                  f"{tally} -> {written.relative_to(root)}", flush=True)
+            print(f"  {short}: {sum(times):7.1f} s ({len(seeds)} seed(s) run, {len(record['seeds'])} recorded); "
+                  f"{len(record['claims'])} claims: "
+                  f"{tally} -> {_display_path(written, root)}", flush=True)
     print(f"paper-scale run: {time.perf_counter() - t0:.1f} s wall time for {len(todo)} notebook(s) "
           f"({busy:.1f} s of notebook time, {args.jobs} at once); executed notebooks in "
           f"{root / '_build' / 'paper'}")
@@ -552,6 +574,8 @@ def build_parser():
     p_paper.add_argument("--scheduler", help="Dask scheduler address for the notebooks' joblib loops")
     p_paper.add_argument("--kernel", default="python3", help="Jupyter kernel name (default: python3)")
     p_paper.set_defaults(func=cmd_paper)
+
+    add_classroom_parser(sub)
     return parser
 
 

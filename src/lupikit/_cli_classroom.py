@@ -1,0 +1,206 @@
+"""``lupikit classroom build|grade|pack``: the classroom edition from the command line (private)."""
+
+import argparse
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from ._cli_error import CLIError
+from ._notebook_paths import _repo_root, find_notebooks_dir
+
+try:
+    from . import classroom
+except ImportError as exc:  # nbgrader is the classroom extra's
+    classroom, _MISSING = None, exc.name
+else:
+    _MISSING = None
+
+__all__ = ["add_classroom_parser"]
+
+_EPILOG = """\
+editions (build):
+  OUT/student/     the notebooks without solutions or hidden tests, answer stubs in
+                   place; with --students, OUT/student/<id>/<part>/exercises.ipynb at
+                   each student's variant; the book's HTML and PDF without solutions
+                   (unless --no-book)
+  OUT/instructor/  the solution notebooks (nbgrader source notebooks), the hidden
+                   tests, rubrics.md, a page per part, variants.csv
+grading (grade):
+  SUBMISSIONS/<id>/<part>/exercises.ipynb, as handed out; every notebook is run with
+  a time limit, the hidden tests run in a kernel of their own on the answers, and
+  --out gets a row per student, a column per question, 'total' and a row 'max';
+  the reports (and the executed submissions) go to <out stem>-reports/
+"""
+
+
+def _need_classroom():
+    if classroom is None:
+        raise CLIError(f"the classroom commands need nbgrader ({_MISSING} is not installed): "
+                       "pip install 'lupikit[classroom]'")
+
+
+def _editions_dir(args, root):
+    return Path(args.out) if getattr(args, "out", None) else root / "_build" / "classroom"
+
+
+def _exercise_sources(nb_dir, names):
+    names = [str(Path(n).with_suffix("")) if n.endswith(".ipynb") else n for n in names or []]
+    names = [n.split("notebooks/", 1)[-1] for n in names]
+    paths = sorted(p for p in Path(nb_dir).rglob("*.ipynb")
+                   if ".ipynb_checkpoints" not in p.parts and classroom.is_exercise_notebook(p))
+    sources = {p.relative_to(nb_dir).with_suffix("").as_posix(): p for p in paths}
+    if names:
+        unknown = [n for n in names if n not in sources]
+        if unknown:
+            raise CLIError(f"no exercise notebook {', '.join(unknown)}; there are: {', '.join(sources) or 'none'}")
+        sources = {n: sources[n] for n in names}
+    if not sources:
+        raise CLIError(f"there is no exercise notebook (exercises*.ipynb) under {nb_dir}.")
+    return sources
+
+
+def cmd_build(args):
+    _need_classroom()
+    nb_dir = find_notebooks_dir(args.notebooks_dir)
+    root = _repo_root(nb_dir)
+    out = _editions_dir(args, root)
+    if args.seed < 0:
+        raise CLIError(f"--seed must be an integer >= 0, got {args.seed}.")
+    t0 = time.perf_counter()
+    try:
+        editions = classroom.build_editions(nb_dir, out, book_dir=root / "book" if (root / "book").is_dir() else None,
+                                            seed=args.seed, roster=args.students)
+    except (FileNotFoundError, ValueError) as exc:
+        raise CLIError(str(exc)) from exc
+    questions = editions["questions"]
+    parts = {}
+    for q in questions:
+        parts[q.notebook.split("/")[0]] = parts.get(q.notebook.split("/")[0], 0) + 1
+    print(f"notebooks: {len(editions['notebooks'])}; computational exercises: {len(questions)} ("
+          + ", ".join(f"{p} {n}" for p, n in sorted(parts.items())) + f"); written exercises: "
+          f"{len(editions['written'])}; notebooks written in {editions['seconds']:.1f} s")
+    tool = root / "tools" / "build_book.py"
+    if not args.no_book and tool.is_file():
+        print("building the student edition of the book (HTML and PDF) ...", flush=True)
+        done = subprocess.run([sys.executable, str(tool), "student", "--edition", str(editions["student"]),
+                               "--instructor", str(editions["instructor"])], env=dict(os.environ))
+        if done.returncode != 0:
+            raise CLIError("the student edition of the book did not build (see above).")
+    print(f"student edition:    {editions['student']}")
+    print(f"instructor edition: {editions['instructor']}")
+    print(f"both editions built in {time.perf_counter() - t0:.1f} s")
+    return 0
+
+
+def cmd_grade(args):
+    _need_classroom()
+    nb_dir = find_notebooks_dir(args.notebooks_dir)
+    sources = _exercise_sources(nb_dir, args.notebooks)
+    if args.jobs < 1:
+        raise CLIError(f"--jobs must be at least 1, got {args.jobs}.")
+    try:
+        report = classroom.grade_submissions(args.submissions, sources, args.out, roster=args.roster,
+                                             seed=args.seed, time_limit=args.time_limit, n_jobs=args.jobs,
+                                             kernel=args.kernel, progress=sys.stderr.isatty())
+    except (FileNotFoundError, ValueError) as exc:
+        raise CLIError(str(exc)) from exc
+    total = sum(report["max"].values())
+    print(f"graded {len(report['students'])} student(s) on {len(report['max'])} question(s) "
+          f"in {report['seconds']:.1f} s")
+    for s in report["students"]:
+        print(f"  {s}: {sum(report['scores'][s].values()):g} of {total:g}")
+    print(f"scores:  {report['out']}")
+    print(f"reports: {report['reports']}")
+    if report["grader_errors"]:
+        pairs = ", ".join(f"{s} ({n})" for s, n in report["grader_errors"][:5])
+        raise CLIError(f"the instructor's notebook failed for {len(report['grader_errors'])} submission(s), "
+                       f"e.g. {pairs}: see the reports (a bug of the exercise, not of the students).")
+    return 0
+
+
+def cmd_pack(args):
+    _need_classroom()
+    nb_dir = find_notebooks_dir(args.notebooks_dir)
+    root = _repo_root(nb_dir)
+    editions = Path(args.editions) if args.editions else root / "_build" / "classroom"
+    student = editions / "student"
+    out = Path(args.out) if args.out else editions / "lupikit-student-pack.zip"
+    pdf = student / "lupikit-student.pdf"
+    data_home = os.environ.get("LUPIKIT_DATA")
+    try:
+        pack = classroom.make_pack(student, out, project=root, data_home=data_home,
+                                   pdf=pdf if pdf.is_file() else None)
+    except (FileNotFoundError, ValueError, RuntimeError) as exc:
+        raise CLIError(str(exc)) from exc
+    size = pack["path"].stat().st_size / 1e6
+    print(f"course pack: {pack['path']} ({size:.1f} MB, {len(pack['files'])} files; data: "
+          f"{', '.join(pack['data']) or 'none needed'}; PDF: {'yes' if pdf.is_file() else 'not built'})")
+    return 0
+
+
+def cmd_check(args):
+    _need_classroom()
+    nb_dir = find_notebooks_dir(args.notebooks_dir)
+    sources = _exercise_sources(nb_dir, args.notebooks)
+    if args.variants < 1:
+        raise CLIError(f"--variants must be at least 1, got {args.variants}.")
+    bad = 0
+    for rel, path in sources.items():
+        problems, report = classroom.check_exercise_notebook(path, rel, variants=args.variants,
+                                                             time_limit=args.time_limit, n_jobs=args.jobs,
+                                                             kernel=args.kernel)
+        n = len(report.get("questions", []))
+        if problems:
+            bad += 1
+            print(f"✘ {rel}: {len(problems)} problem(s) in {n} question(s)")
+            for line in problems:
+                print(f"    - {line}")
+        else:
+            print(f"✔ {rel}: {n} questions; solutions full marks at {args.variants} variant(s), the student "
+                  f"edition 0, each wrong answer costs its question only, copied answers fail "
+                  f"({report['seconds']:.1f} s)")
+    if bad:
+        raise CLIError(f"{bad} exercise notebook(s) failed the check.")
+    return 0
+
+
+def add_classroom_parser(sub):
+    """Add ``classroom build|grade|pack`` to the ``lupikit`` parser's subcommands."""
+    p = sub.add_parser("classroom", help="student and instructor editions, grading, the course pack",
+                       formatter_class=argparse.RawDescriptionHelpFormatter, epilog=_EPILOG,
+                       description="The classroom edition: build the editions, grade submissions, "
+                                   "write the course pack.")
+    csub = p.add_subparsers(dest="classroom_command", required=True)
+    b = csub.add_parser("build", help="write the student and instructor editions")
+    b.add_argument("--out", help="output folder (default: _build/classroom next to notebooks/)")
+    b.add_argument("--seed", type=int, default=0, help="course seed of the variants (default 0)")
+    b.add_argument("--students", metavar="ROSTER", help="roster CSV, one student id a row: a variant each")
+    b.add_argument("--no-book", action="store_true", help="skip the student book's HTML and PDF")
+    b.set_defaults(func=cmd_build)
+    g = csub.add_parser("grade", help="grade submitted notebooks")
+    g.add_argument("submissions", help="folder with a folder per student id")
+    g.add_argument("--out", required=True, help="scores CSV to write")
+    g.add_argument("--roster", help="roster CSV (default: every folder of SUBMISSIONS)")
+    g.add_argument("--seed", type=int, default=0, help="course seed the editions were built with (default 0)")
+    g.add_argument("--time-limit", type=float, default=120.0,
+                   help="seconds for one submitted notebook, all cells together (default 120)")
+    g.add_argument("--jobs", type=int, default=2, help="notebooks graded at once (default 2)")
+    g.add_argument("--notebooks", nargs="+", metavar="NOTEBOOK",
+                   help="grade only these exercise notebooks (short names, e.g. boosting/exercises)")
+    g.add_argument("--kernel", default="python3", help="Jupyter kernel name (default: python3)")
+    g.set_defaults(func=cmd_grade)
+    c = csub.add_parser("check", help="check exercise notebooks as their author must (made-up submissions)")
+    c.add_argument("notebooks", nargs="*", metavar="NOTEBOOK",
+                   help="exercise notebooks, short names (default: all)")
+    c.add_argument("--variants", type=int, default=3, help="students' variants the solutions run at (default 3)")
+    c.add_argument("--time-limit", type=float, default=120.0, help="seconds per notebook (default 120)")
+    c.add_argument("--jobs", type=int, default=2, help="notebooks graded at once (default 2)")
+    c.add_argument("--kernel", default="python3", help="Jupyter kernel name (default: python3)")
+    c.set_defaults(func=cmd_check)
+    k = csub.add_parser("pack", help="write the course pack (a zip for students)")
+    k.add_argument("--editions", help="the editions folder of `classroom build` (default: _build/classroom)")
+    k.add_argument("--out", help="zip to write (default: EDITIONS/lupikit-student-pack.zip)")
+    k.set_defaults(func=cmd_pack)
+    return p

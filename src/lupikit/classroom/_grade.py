@@ -1,0 +1,326 @@
+"""Grade submissions: every student, every exercise notebook, each with a time limit (private).
+
+For one student and one notebook:
+
+1. the submission is executed in a fresh kernel, at the student's variant,
+   with a time limit for the whole notebook; errors do not stop it; each
+   graded cell is replaced by a call that saves the answers it names
+   (:func:`lupikit._answers.save`);
+2. the instructor's notebook is executed at the same variant in another
+   kernel, each graded cell running its public and hidden tests on the
+   student's answers in place of the reference ones
+   (:func:`lupikit._answers.check`).
+
+A submission that is missing, not valid JSON, that raises, runs past the
+limit, kills its kernel or lost a graded cell costs the questions it breaks,
+with the reason in the student's report; the other students are graded as
+usual.
+"""
+
+import copy
+import csv
+import json
+import shutil
+import tempfile
+import time
+from pathlib import Path
+
+import nbformat
+from joblib import Parallel, delayed
+from nbclient import NotebookClient
+from nbclient.exceptions import CellTimeoutError, DeadKernelError
+from tqdm.auto import tqdm
+
+from ._markup import read_questions, set_parameter
+from ._variants import check_student_id, read_roster, variant_for
+
+__all__ = ["GradeReport", "grade_submissions"]
+
+_CAPTURE = ("from lupikit import _answers as __lupikit_answers\n"
+            "__lupikit_answers.save({question!r}, {names!r}, globals(), {folder!r})")
+_CHECK = ("from lupikit import _answers as __lupikit_answers\n"
+          "__lupikit_answers.check({question!r}, {names!r}, {code!r}, globals(), {folder!r}, {results!r})")
+
+
+class GradeReport(dict):
+    """The outcome of grading: ``scores`` (student -> column -> points), ``reasons`` and timings."""
+
+
+def _parameters_index(nb):
+    for k, cell in enumerate(nb.cells):
+        if "parameters" in cell.get("metadata", {}).get("tags", []):
+            return k
+    return None
+
+
+def _inject_variant(nb, variant):
+    """Put ``variant = ...`` right after the parameters cell (as papermill does)."""
+    cell = nbformat.v4.new_code_cell(f"variant = {int(variant)}  # injected by the grader")
+    cell.metadata["tags"] = ["injected-parameters"]
+    k = _parameters_index(nb)
+    nb.cells.insert(0 if k is None else k + 1, cell)
+
+
+def _errors_before(nb, upto):
+    """The last error output of a code cell before index ``upto`` (text), or ''."""
+    for k in range(upto - 1, -1, -1):
+        cell = nb.cells[k]
+        for out in cell.get("outputs", []) if cell.cell_type == "code" else []:
+            if out.get("output_type") == "error":
+                evalue = " ".join(str(out.get("evalue", "")).split())[:200]
+                return f"cell {k + 1} raised {out.get('ename')}" + (f": {evalue}" if evalue else "")
+    return ""
+
+
+def _execute(nb, workdir, limit, kernel):
+    """Execute ``nb`` in place within ``limit`` seconds in all; errors do not stop it.
+
+    Returns (stopped_at, why): the index of the cell that ran past the limit
+    or killed the kernel (None if all ran) and the reason.
+    """
+    client = NotebookClient(nb, timeout=max(1, int(limit)), kernel_name=kernel, allow_errors=True,
+                            resources={"metadata": {"path": str(workdir)}}, startup_timeout=120,
+                            shutdown_kernel="immediate")
+    deadline = time.monotonic() + limit
+    with client.setup_kernel():
+        for k, cell in enumerate(nb.cells):
+            if cell.cell_type != "code":
+                continue
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return k, f"the notebook ran past the time limit of {limit:g} s (before cell {k + 1})"
+            client.timeout = max(1, int(left + 0.999))
+            try:
+                client.execute_cell(cell, k)
+            except CellTimeoutError:
+                return k, f"the notebook ran past the time limit of {limit:g} s (in cell {k + 1})"
+            except DeadKernelError:
+                return k, f"the kernel died in cell {k + 1}"
+    return None, ""
+
+
+def _unanswered(folder, question, reason):
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / f"{question.grade_id}.json").write_text(json.dumps({"unanswered": reason}), encoding="utf-8")
+
+
+def _run_submission(path, questions, variant, folder, workdir, limit, kernel):
+    """Step 1; returns the executed submission (or None) and the notes for the report."""
+    notes = []
+    if not path.is_file():
+        for q in questions:
+            _unanswered(folder, q, f"not submitted ({path.name} is missing)")
+        return None, notes
+    try:
+        nb = nbformat.read(path, as_version=4)
+        nbformat.validate(nb)
+    except Exception as exc:  # noqa: BLE001 - JSON, schema or encoding: any of them makes it unreadable
+        reason = f"{path.name} is not a valid notebook ({type(exc).__name__}: {' '.join(str(exc).split())[:200]})"
+        for q in questions:
+            _unanswered(folder, q, reason)
+        return None, notes
+    by_id = {}
+    for k, cell in enumerate(nb.cells):
+        grade_id = (cell.get("metadata", {}).get("nbgrader") or {}).get("grade_id")
+        if cell.cell_type == "code" and grade_id and grade_id not in by_id:
+            by_id[grade_id] = k
+    present = []
+    for q in questions:
+        if q.grade_id not in by_id:
+            _unanswered(folder, q, f"the graded cell {q.grade_id!r} was deleted from the notebook")
+            continue
+        cell = nb.cells[by_id[q.grade_id]]
+        cell.source = _CAPTURE.format(question=q.grade_id, names=list(q.answers), folder=str(folder))
+        cell.outputs = []
+        present.append(q)
+    _inject_variant(nb, variant)
+    stopped, why = _execute(nb, workdir, limit, kernel)
+    if why:
+        notes.append(why)
+    for q in present:
+        if (folder / f"{q.grade_id}.json").is_file():
+            info = json.loads((folder / f"{q.grade_id}.json").read_text(encoding="utf-8"))
+            if info.get("missing"):
+                k = next(i for i, c in enumerate(nb.cells)
+                         if (c.get("metadata", {}).get("nbgrader") or {}).get("grade_id") == q.grade_id)
+                error = _errors_before(nb, k)
+                if error:
+                    info["missing"] = {n: f"{r} ({error})" for n, r in info["missing"].items()}
+                    (folder / f"{q.grade_id}.json").write_text(json.dumps(info), encoding="utf-8")
+        else:
+            _unanswered(folder, q, why or "the graded cell did not run")
+    return nb, notes
+
+
+def _replay(source, questions, variant, folder, results, workdir, limit, kernel):
+    """Step 2: the instructor's notebook with the tests run on the student's answers."""
+    nb = copy.deepcopy(source)
+    wanted = {q.grade_id: q for q in questions}
+    for cell in nb.cells:
+        grade_id = (cell.get("metadata", {}).get("nbgrader") or {}).get("grade_id")
+        if cell.cell_type == "code" and grade_id in wanted:
+            q = wanted[grade_id]
+            cell.source = _CHECK.format(question=grade_id, names=list(q.answers), code=cell.source,
+                                        folder=str(folder), results=str(results))
+    set_parameter(nb, "variant", int(variant), "injected by the grader")
+    stopped, why = _execute(nb, workdir, limit, kernel)
+    errors = [_errors_before(nb, len(nb.cells))] if any(
+        o.get("output_type") == "error" for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", [])) else []
+    return why or (errors[0] if errors else "")
+
+
+def _grade_one(student, rel, source, questions, variant, submissions, reports, limit, kernel,
+               keep_answers=False):
+    t0 = time.perf_counter()
+    with tempfile.TemporaryDirectory(prefix="lupikit-grade-") as tmp:
+        tmp = Path(tmp)
+        folder, work = tmp / "answers", tmp / "work"
+        for d in (folder, work):
+            d.mkdir()
+        path = submissions / student / f"{rel}.ipynb"
+        executed, notes = _run_submission(path, questions, variant, folder, work, limit, kernel)
+        if executed is not None:
+            keep = reports / student / f"{rel}.ipynb"
+            keep.parent.mkdir(parents=True, exist_ok=True)
+            nbformat.write(executed, keep)
+        if keep_answers:
+            # the saved answers beside the report: what the tests saw, for a dispute
+            shutil.copytree(folder, reports / student / f"{rel}.answers", dirs_exist_ok=True)
+        # the grader's own folder is made only now, when the student's kernel is gone:
+        # nothing the submission ran could have known its name
+        with tempfile.TemporaryDirectory(prefix="lupikit-tests-") as own:
+            own = Path(own)
+            results = own / "results.jsonl"
+            grader_error = _replay(source, questions, variant, folder, results, own, max(60.0, 5 * limit),
+                                   kernel)
+            outcomes = {}
+            if results.is_file():
+                for line in results.read_text(encoding="utf-8").splitlines():
+                    rec = json.loads(line)
+                    outcomes.setdefault(rec["question"], rec)
+    rows = {}
+    for q in questions:
+        rec = outcomes.get(q.grade_id)
+        if rec is None:
+            rows[q.column] = (0.0, f"not graded: the instructor's notebook failed at variant {variant} "
+                                   f"({grader_error or 'the graded cell did not run'})")
+        else:
+            rows[q.column] = (q.points if rec["passed"] else 0.0, rec["reason"])
+    return student, rel, rows, notes, bool(grader_error), time.perf_counter() - t0
+
+
+def _fmt(points):
+    return f"{points:g}"
+
+
+def _write_report(path, student, variant, questions, scores, reasons, notes):
+    lines = [f"# Grades of {student}", "", f"Variant: {variant}", ""]
+    total = sum(scores.values())
+    lines += [f"Total: {_fmt(total)} of {_fmt(sum(q.points for q in questions))}", ""]
+    for rel in dict.fromkeys(q.notebook for q in questions):
+        lines += [f"## {rel}", ""]
+        for note in notes.get(rel, []):
+            lines += [f"- **note**: {note}"]
+        for q in (q for q in questions if q.notebook == rel):
+            got = scores[q.column]
+            mark = "passed" if got == q.points else f"0 points: {reasons[q.column]}"
+            lines.append(f"- `{q.grade_id}` ({_fmt(got)}/{_fmt(q.points)}): {mark}")
+        lines.append("")
+    path.write_text("\n".join(lines), encoding="utf-8")
+
+
+def grade_submissions(submissions, sources, out, *, roster=None, seed=0, time_limit=120.0, n_jobs=2,
+                      kernel="python3", progress=False, keep_answers=True):
+    """Grade every student's exercise notebooks; write the scores CSV and a report per student.
+
+    Parameters
+    ----------
+    submissions : path
+        ``<submissions>/<student id>/<part>/<name>.ipynb``: each student's
+        notebooks under the names they were handed out with.
+    sources : dict of str to path
+        The instructor's notebooks to grade, by relative name without
+        ``.ipynb`` (``{"boosting/exercises": Path(...)}``).
+    out : path
+        The scores CSV: a column ``student``, a column per question
+        (``<notebook>:<grade_id>``) and ``total``; a row per student and a
+        row ``max``. The reports go to ``<out stem>-reports/<student>.md``
+        (with the executed submissions beside them).
+    roster : path or None
+        A roster CSV; without it, every folder of ``submissions`` is a student.
+    seed : int, default=0
+        The course seed the editions were built with.
+    time_limit : float, default=120
+        Seconds for one submitted notebook, all its cells together.
+    n_jobs : int, default=2
+        Notebooks graded at once (each uses two kernels, one after the other).
+    kernel : str, default="python3"
+    progress : bool, default=False
+        Show a progress bar.
+    keep_answers : bool, default=True
+        Keep each student's saved answers beside the report
+        (``<reports>/<student>/<part>/<name>.answers/``).
+
+    Returns
+    -------
+    GradeReport
+        ``scores`` and ``reasons`` (student -> column -> value), ``max``
+        (column -> points), ``students``, ``out``, ``reports``, ``seconds``
+        and ``grader_errors`` (the (student, notebook) pairs whose replay of
+        the instructor's notebook failed).
+    """
+    t0 = time.perf_counter()
+    submissions, out = Path(submissions), Path(out)
+    if not submissions.is_dir():
+        raise FileNotFoundError(f"submissions: {submissions} is not a folder "
+                                "(it should hold a folder per student id).")
+    if not isinstance(time_limit, (int, float)) or isinstance(time_limit, bool) or time_limit <= 0:
+        raise ValueError(f"time_limit must be a number of seconds > 0, got {time_limit!r}.")
+    if roster is not None:
+        students = read_roster(roster)
+    else:
+        students = sorted(check_student_id(p.name, where="submission folder")
+                          for p in submissions.iterdir() if p.is_dir() and not p.name.startswith("."))
+        if not students:
+            raise ValueError(f"submissions: {submissions} holds no student folder.")
+    if not sources:
+        raise ValueError("there is no exercise notebook to grade.")
+    nbs = {rel: nbformat.read(Path(p), as_version=4) for rel, p in sorted(sources.items())}
+    questions = {rel: read_questions(nb, rel) for rel, nb in nbs.items()}
+    every = [q for rel in nbs for q in questions[rel]]
+    variants = {s: variant_for(s, seed) for s in students}
+    reports = out.parent / f"{out.stem}-reports"
+    if reports.exists():
+        shutil.rmtree(reports)
+    reports.mkdir(parents=True)
+    tasks = [(s, rel) for s in students for rel in nbs if questions[rel]]
+    iterator = (delayed(_grade_one)(s, rel, nbs[rel], questions[rel], variants[s], submissions, reports,
+                                    float(time_limit), kernel, keep_answers) for s, rel in tasks)
+    results = Parallel(n_jobs=n_jobs, prefer="threads", return_as="generator_unordered")(iterator)
+    if progress:
+        results = tqdm(results, total=len(tasks), desc="grading", unit="notebook")
+    scores = {s: {} for s in students}
+    reasons = {s: {} for s in students}
+    notes = {s: {} for s in students}
+    grader_errors = []
+    for student, rel, rows, note, failed, _ in results:
+        for column, (points, reason) in rows.items():
+            scores[student][column] = points
+            reasons[student][column] = reason
+        notes[student][rel] = note
+        if failed:
+            grader_errors.append((student, rel))
+    columns = [q.column for q in every]
+    out.parent.mkdir(parents=True, exist_ok=True)
+    with out.open("w", newline="", encoding="utf-8") as fh:
+        writer = csv.writer(fh)
+        writer.writerow(["student", *columns, "total"])
+        for s in students:
+            row = [scores[s][c] for c in columns]
+            writer.writerow([s, *map(_fmt, row), _fmt(sum(row))])
+        writer.writerow(["max", *(_fmt(q.points) for q in every), _fmt(sum(q.points for q in every))])
+    for s in students:
+        _write_report(reports / f"{s}.md", s, variants[s], every, scores[s], reasons[s], notes[s])
+    return GradeReport(scores=scores, reasons=reasons, max={q.column: q.points for q in every},
+                       students=students, out=out, reports=reports, grader_errors=sorted(grader_errors),
+                       seconds=time.perf_counter() - t0)

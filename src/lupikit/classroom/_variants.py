@@ -1,0 +1,100 @@
+"""Per-student variants: a roster of ids and a seed for each id (private).
+
+A student's variant is a number derived from the course seed and the
+student's id by SHA-256, so it is the same on every machine and every run,
+two ids almost never share one (about 1 in 2**31), and nobody can pick another
+student's variant without knowing their id.
+"""
+
+import csv
+import hashlib
+import re
+from pathlib import Path
+
+__all__ = ["read_roster", "variant_for", "check_student_id"]
+
+_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._@+-]{0,127}")
+_HEADERS = {"student", "id", "student_id", "student id"}
+
+
+def check_student_id(student_id, where="student id"):
+    """Return ``student_id`` as a string if it can name a folder, else raise ValueError."""
+    text = str(student_id).strip()
+    if not _ID.fullmatch(text) or text in (".", ".."):
+        raise ValueError(
+            f"{where} {student_id!r} is not a valid student id: use letters, digits and . _ @ + - "
+            "(starting with a letter or digit, at most 128 characters), so that it can name a folder.")
+    return text
+
+
+def variant_for(student_id, seed=0):
+    """The variant (an int in ``[0, 2**31)``) of ``student_id`` in a course with ``seed``.
+
+    Parameters
+    ----------
+    student_id : str
+        The student's id, as in the roster.
+    seed : int, default=0
+        The course's seed (``lupikit classroom build --seed``): another seed
+        gives every student another variant.
+
+    Returns
+    -------
+    variant : int
+
+    Examples
+    --------
+    >>> from lupikit.classroom import variant_for
+    >>> variant_for("ada", seed=0) == variant_for("ada", seed=0)
+    True
+    >>> variant_for("ada") != variant_for("alan")
+    True
+    """
+    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+        raise ValueError(f"seed must be an integer >= 0, got {seed!r}.")
+    student_id = check_student_id(student_id)
+    digest = hashlib.sha256(f"lupikit-classroom:{seed}:{student_id}".encode()).digest()
+    return int.from_bytes(digest[:4], "big") % 2**31
+
+
+def read_roster(path):
+    """The student ids of a roster file: a CSV with one id a row (first column).
+
+    A first row whose first cell is ``student`` or ``id`` is a header. Blank
+    rows are skipped.
+
+    Raises
+    ------
+    FileNotFoundError
+        The file does not exist.
+    ValueError
+        An id is not valid, appears twice, or the roster is empty.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "roster.csv"
+    >>> _ = path.write_text("student\\nada\\nalan\\n")
+    >>> read_roster(path)
+    ['ada', 'alan']
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise FileNotFoundError(f"roster: {path} does not exist (a CSV file with one student id a row).")
+    ids, seen = [], {}
+    with path.open(newline="", encoding="utf-8-sig") as fh:
+        for number, row in enumerate(csv.reader(fh), start=1):
+            cells = [c.strip() for c in row]
+            if not cells or not cells[0]:
+                continue
+            if number == 1 and cells[0].lower() in _HEADERS:
+                continue
+            sid = check_student_id(cells[0], where=f"roster {path.name}, row {number}:")
+            if sid in seen:
+                raise ValueError(f"roster {path.name}: student id {sid!r} appears twice "
+                                 f"(rows {seen[sid]} and {number}).")
+            seen[sid] = number
+            ids.append(sid)
+    if not ids:
+        raise ValueError(f"roster {path.name} lists no student id.")
+    return ids

@@ -1,0 +1,308 @@
+"""The classroom edition: editions from one source, variants, grading, the author's check.
+
+The grading tests run a toy exercise notebook (tests/classroom/toy.py) through
+the real grader: solutions get full marks at every student's variant, the
+unmodified student edition gets 0, one wrong answer costs its question only,
+a copied answer fails, and broken submissions (not JSON, raising, looping,
+a graded cell deleted, missing) cost what they break and no more. The book's
+own exercise notebooks are checked the same way (``check_exercise_notebook``).
+"""
+
+import csv
+import json
+from pathlib import Path
+
+import nbformat
+import numpy as np
+import pytest
+
+from lupikit.classroom import (build_editions, check_exercise_notebook, find_leaks, grade_submissions,
+                               read_questions, read_roster, solution_texts, strip_solution_blocks,
+                               student_notebook, variant_for, written_exercises)
+from lupikit.cli import main as cli_main
+
+from classroom.toy import submission, toy_notebook, with_answer, write_project
+
+ROOT = Path(__file__).resolve().parents[1]
+EXERCISES = sorted((ROOT / "notebooks").glob("*/exercises*.ipynb"))
+
+
+# ---------------------------------------------------------------- variants and rosters
+def test_variants_are_reproducible_and_differ_between_students():
+    ids = [f"student{k:03d}" for k in range(300)]
+    variants = [variant_for(i, seed=0) for i in ids]
+    assert variants == [variant_for(i, seed=0) for i in ids]
+    assert len(set(variants)) == len(ids)
+    assert all(0 <= v < 2**31 for v in variants)
+    # another course seed gives everyone another variant
+    assert sum(variant_for(i, seed=1) == v for i, v in zip(ids, variants)) == 0
+
+
+@pytest.mark.parametrize("text, message", [
+    ("student\nada\nada\n", "appears twice"),
+    ("student\n\n", "lists no student id"),
+    ("student\nada lovelace\n", "not a valid student id"),
+    ("id\n../etc\n", "not a valid student id"),
+])
+def test_a_bad_roster_is_refused_with_the_row(tmp_path, text, message):
+    path = tmp_path / "roster.csv"
+    path.write_text(text)
+    with pytest.raises(ValueError, match=message):
+        read_roster(path)
+    with pytest.raises(FileNotFoundError, match="roster"):
+        read_roster(tmp_path / "none.csv")
+
+
+def test_a_roster_without_header_and_with_extra_columns(tmp_path):
+    path = tmp_path / "roster.csv"
+    path.write_text("ada,Ada Lovelace\nalan,Alan Turing\n\n")
+    assert read_roster(path) == ["ada", "alan"]
+
+
+# ---------------------------------------------------------------- markup
+@pytest.mark.parametrize("text", [
+    "before\n```{solution} a\n:class: dropdown\n\nsecret line\n```\nafter\n",
+    "before\n````{solution} a\n```python\nsecret line\n```\n````\nafter\n",
+    "before\n:::{solution} a\nsecret line\n:::\nafter\n",
+    "before\n```{solution-start} a\n```\nsecret line\n```{solution-end}\n```\nafter\n",
+])
+def test_solution_blocks_of_every_fence_go(text):
+    assert strip_solution_blocks(text) == "before\nafter\n"
+
+
+def test_written_exercises_keep_statement_solution_and_rubric():
+    (ex,) = written_exercises(toy_notebook().cells[0].source, "notebook toy/exercises")
+    assert ex["label"] == "toy-ex1" and ex["title"] == "Explain"
+    assert "Jensen" in ex["solution"] and ex["rubric"].startswith("**Rubric** (1 point)")
+
+
+def test_the_student_edition_has_stubs_public_checks_and_no_solution():
+    source = toy_notebook()
+    student = student_notebook(source, variant=1234)
+    text = "\n".join(c.source for c in student.cells)
+    assert "raise NotImplementedError()" in text and "sum(x) / len(x)" not in text
+    assert "np.mean(x)" not in text and "Jensen" not in text
+    assert "assert np.ndim(m) == 0" in text  # the public check stays
+    assert "variant: int = 1234" in text
+    assert [q.grade_id for q in read_questions(student, "toy")] == ["mean", "squares"]
+    # the graded cells are locked, as nbgrader makes them
+    graded = [c for c in student.cells if (c.metadata.get("nbgrader") or {}).get("grade")]
+    assert all(c.metadata.get("deletable") is False for c in graded)
+
+
+def test_a_solution_outside_a_solution_cell_is_refused():
+    nb = toy_notebook()
+    nb.cells[2].source += "\n### BEGIN SOLUTION\nsecret = 1\n### END SOLUTION"
+    with pytest.raises(ValueError, match="student edition"):
+        student_notebook(nb)
+
+
+# ---------------------------------------------------------------- editions
+def test_editions_from_one_source(tmp_path):
+    nb_dir, _ = write_project(tmp_path)
+    roster = tmp_path / "roster.csv"
+    roster.write_text("student\nada\nalan\n")
+    eds = build_editions(nb_dir, tmp_path / "out", roster=roster, seed=7)
+    student, instructor = eds["student"], eds["instructor"]
+    assert (instructor / "toy" / "exercises.ipynb").is_file() and (instructor / "toy" / "chapter.ipynb").is_file()
+    for sid in ("ada", "alan"):
+        nb = nbformat.read(student / sid / "toy" / "exercises.ipynb", as_version=4)
+        assert f"variant: int = {variant_for(sid, 7)}" in nb.cells[2].source
+    assert (student / "toy" / "chapter.ipynb").is_file()
+    with (instructor / "variants.csv").open() as fh:
+        assert {r["student"]: int(r["variant"]) for r in csv.DictReader(fh)} == {
+            "ada": variant_for("ada", 7), "alan": variant_for("alan", 7)}
+    page = (instructor / "parts" / "toy.md").read_text()
+    assert "`mean`" in page and "m against numpy's mean" in page and "the toy chapter" in page
+    assert "toy-ex1" in page and "**Rubric** (1 point)" in page
+    rubrics = (instructor / "rubrics.md").read_text()
+    assert "Jensen" in rubrics and "Because the chapter says so" in rubrics
+    # no line of any solution is in the student edition; all of them are in the instructor's
+    texts = solution_texts(sorted(instructor.rglob("*.ipynb")))
+    assert any("m is not the mean of x" in t for t in texts) and any("great length" in t for t in texts)
+    assert find_leaks(texts, sorted(student.rglob("*.ipynb"))) == []
+    assert find_leaks(texts, sorted(instructor.rglob("*.ipynb")))
+
+
+# ---------------------------------------------------------------- grading
+@pytest.fixture(scope="module")
+def graded(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("grading")
+    source_path = tmp / "source" / "toy" / "exercises.ipynb"
+    source_path.parent.mkdir(parents=True)
+    source = toy_notebook()
+    nbformat.write(source, source_path)
+    subs = tmp / "submissions"
+    for sid in ("ada", "alan"):
+        submission(source, subs, sid)
+    submission(student_notebook(source, variant=0), subs, "unmodified")
+    submission(with_answer(source, "mean", "m = float(np.median(x)) + 1.0"), subs, "wrongmean")
+    submission(with_answer(source, "mean", "m = 1 / 0"), subs, "raises")
+    submission(with_answer(source, "squares", "while True:\n    pass"), subs, "loops")
+    deleted = toy_notebook()
+    deleted.cells = [c for c in deleted.cells if (c.metadata.get("nbgrader") or {}).get("grade_id") != "squares"]
+    submission(deleted, subs, "deleted")
+    (subs / "notjson" / "toy").mkdir(parents=True)
+    (subs / "notjson" / "toy" / "exercises.ipynb").write_text('{"cells": [')
+    # ada's answers, typed into grace's notebook
+    r = np.random.default_rng(variant_for("ada"))
+    x = r.normal(size=int(r.integers(5, 9)))
+    copied = with_answer(with_answer(source, "mean", f"m = {float(np.mean(x))!r}"),
+                         "squares", f"s = {float(np.dot(x, x))!r}")
+    submission(copied, subs, "grace")
+    roster = tmp / "roster.csv"
+    roster.write_text("student\nada\nalan\nunmodified\nwrongmean\nraises\nloops\ndeleted\nnotjson\ngrace\nmissing\n")
+    report = grade_submissions(subs, {"toy/exercises": source_path}, tmp / "scores.csv", roster=roster,
+                               time_limit=20, n_jobs=2)
+    return report, tmp
+
+
+def _row(report, sid):
+    return (report["scores"][sid]["toy/exercises:mean"], report["scores"][sid]["toy/exercises:squares"])
+
+
+def test_solutions_get_full_marks_at_every_variant(graded):
+    report, _ = graded
+    assert variant_for("ada") != variant_for("alan")
+    assert _row(report, "ada") == _row(report, "alan") == (2.0, 1.0)
+    assert report["grader_errors"] == []
+
+
+def test_the_unmodified_student_edition_gets_nothing(graded):
+    report, _ = graded
+    assert _row(report, "unmodified") == (0.0, 0.0)
+    assert "NotImplementedError" in report["reasons"]["unmodified"]["toy/exercises:mean"]
+
+
+def test_one_wrong_answer_costs_its_question_only(graded):
+    report, _ = graded
+    assert _row(report, "wrongmean") == (0.0, 1.0)
+    assert "m is not the mean of x" in report["reasons"]["wrongmean"]["toy/exercises:mean"]
+
+
+def test_broken_submissions_cost_what_they_break(graded):
+    report, _ = graded
+    reasons = report["reasons"]
+    assert _row(report, "raises") == (0.0, 1.0)
+    assert "ZeroDivisionError" in reasons["raises"]["toy/exercises:mean"]
+    assert _row(report, "loops") == (2.0, 0.0)
+    assert "time limit of 20 s" in reasons["loops"]["toy/exercises:squares"]
+    assert _row(report, "deleted") == (2.0, 0.0)
+    assert "'squares' was deleted" in reasons["deleted"]["toy/exercises:squares"]
+    assert _row(report, "notjson") == (0.0, 0.0)
+    assert "not a valid notebook" in reasons["notjson"]["toy/exercises:mean"]
+    assert _row(report, "missing") == (0.0, 0.0)
+    assert "not submitted" in reasons["missing"]["toy/exercises:mean"]
+
+
+def test_a_copied_answer_fails(graded):
+    report, _ = graded
+    assert _row(report, "grace") == (0.0, 0.0)
+
+
+def test_the_scores_csv_and_the_reports(graded):
+    report, tmp = graded
+    with (tmp / "scores.csv").open() as fh:
+        rows = list(csv.DictReader(fh))
+    assert list(rows[0]) == ["student", "toy/exercises:mean", "toy/exercises:squares", "total"]
+    assert [r["student"] for r in rows][-1] == "max"
+    assert rows[-1]["total"] == "3" and rows[0] == {"student": "ada", "toy/exercises:mean": "2",
+                                                    "toy/exercises:squares": "1", "total": "3"}
+    text = (tmp / "scores-reports" / "loops.md").read_text()
+    assert "Total: 2 of 3" in text and "time limit" in text
+    assert (tmp / "scores-reports" / "ada" / "toy" / "exercises.ipynb").is_file()
+
+
+def test_the_authors_check_passes_the_toy_and_catches_a_vacuous_test(tmp_path):
+    path = tmp_path / "toy" / "exercises.ipynb"
+    path.parent.mkdir()
+    nbformat.write(toy_notebook(), path)
+    problems, report = check_exercise_notebook(path, "toy/exercises", variants=2)
+    assert problems == [] and len(report["questions"]) == 2
+    vacuous = toy_notebook()
+    vacuous.cells[8].source = "### BEGIN HIDDEN TESTS\nassert s == s\n### END HIDDEN TESTS"
+    nbformat.write(vacuous, path)
+    problems, _ = check_exercise_notebook(path, "toy/exercises", variants=1)
+    assert any("wrong answer to squares still passes" in p for p in problems)
+    assert any("squares: an answer copied from another variant passes" in p for p in problems)
+
+
+@pytest.mark.parametrize("path", EXERCISES, ids=[p.parent.name for p in EXERCISES])
+def test_the_books_exercises_grade_as_they_should(path):
+    rel = path.relative_to(ROOT / "notebooks").with_suffix("").as_posix()
+    problems, report = check_exercise_notebook(path, rel, variants=3)
+    assert problems == [], "\n".join(problems)
+    assert len(report["questions"]) >= 4
+
+
+def test_every_part_has_four_computational_exercises():
+    parts = {}
+    for path in EXERCISES:
+        nb = nbformat.read(path, as_version=4)
+        parts[path.parent.name] = parts.get(path.parent.name, 0) + len(read_questions(nb, path.parent.name))
+    assert set(parts) >= {"boosting", "twinsvm", "relevance", "oblivious"}, parts
+    assert all(n >= 4 for n in parts.values()), parts
+
+
+# ---------------------------------------------------------------- command line
+def test_the_classroom_commands(tmp_path, monkeypatch, capsys):
+    nb_dir, _ = write_project(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    out = tmp_path / "eds"
+    assert cli_main(["classroom", "build", "--out", str(out), "--no-book"]) == 0
+    assert "computational exercises: 2 (toy 2)" in capsys.readouterr().out
+    subs = tmp_path / "subs"
+    submission(nbformat.read(out / "instructor" / "toy" / "exercises.ipynb", as_version=4), subs, "ada")
+    assert cli_main(["classroom", "grade", str(subs), "--out", str(tmp_path / "s.csv"), "--time-limit", "60"]) == 0
+    assert "ada: 3 of 3" in capsys.readouterr().out
+    assert cli_main(["classroom", "grade", str(tmp_path / "nowhere"), "--out", str(tmp_path / "s.csv")]) == 2
+    assert "is not a folder" in capsys.readouterr().err
+    assert cli_main(["classroom", "grade", str(subs), "--out", "x.csv", "--notebooks", "toy/nothing"]) == 2
+    assert "no exercise notebook toy/nothing" in capsys.readouterr().err
+    assert json.loads((out / "instructor" / "edition.json").read_text())["questions"] == [
+        "toy/exercises:mean", "toy/exercises:squares"]
+
+
+# ---------------------------------------------------------------- the course pack
+def test_the_course_pack_installs_in_a_fresh_environment_and_runs_the_checks(tmp_path):
+    """The pack's requirements install into a new virtual environment (pinned versions, the
+    library from the wheel in the pack), and its run_checks.py runs a notebook's public checks."""
+    import subprocess
+    import sys
+    import venv
+    import zipfile
+
+    from lupikit.classroom import make_pack
+
+    nb_dir, _ = write_project(tmp_path / "project")
+    eds = build_editions(nb_dir, tmp_path / "eds")
+    pack = make_pack(eds["student"], tmp_path / "pack.zip", project=ROOT)
+    names = pack["files"]
+    assert "pack/requirements.txt" in names and "pack/README.md" in names and "pack/run_checks.py" in names
+    assert "pack/notebooks/toy/exercises.ipynb" in names and any(n.endswith(".whl") for n in names)
+    assert "numpy==" in pack["requirements"] and "scikit-learn==" in pack["requirements"]
+    with zipfile.ZipFile(tmp_path / "pack.zip") as zf:
+        zf.extractall(tmp_path / "unpacked")
+    root = tmp_path / "unpacked" / "pack"
+    env = tmp_path / "env"
+    venv.create(env, with_pip=True)
+    py = env / "bin" / "python"
+    done = subprocess.run([str(py), "-m", "pip", "install", "-q", "-r", "requirements.txt"], cwd=root,
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    # the student's notebook, answered: every public check passes in the new environment
+    answered = nbformat.read(root / "notebooks" / "toy" / "exercises.ipynb", as_version=4)
+    for cell in answered.cells:
+        gid = (cell.metadata.get("nbgrader") or {}).get("grade_id")
+        if gid == "mean-answer":
+            cell.source = "m = float(np.mean(x))"
+        elif gid == "squares-answer":
+            cell.source = "s = float(x @ x)"
+    nbformat.write(answered, root / "answered.ipynb")
+    done = subprocess.run([str(py), "run_checks.py", "answered.ipynb"], cwd=root, capture_output=True, text=True)
+    assert done.returncode == 0 and "every public check passed" in done.stdout, done.stdout + done.stderr
+    # the unanswered one fails them, and says which
+    done = subprocess.run([str(py), "run_checks.py", "notebooks/toy/exercises.ipynb"], cwd=root,
+                          capture_output=True, text=True)
+    assert done.returncode == 1 and "FAILED  mean" in done.stdout, done.stdout + done.stderr
+    assert sys.executable != str(py)
