@@ -94,12 +94,16 @@ def cmd_build(args):
     return 0
 
 
-def cmd_grade(args):
+def _checked_sources(args, option, value):
+    """The exercise notebooks the command works on, once ``--option`` (a count) is checked."""
     _need_classroom()
-    nb_dir = find_notebooks_dir(args.notebooks_dir)
-    sources = _exercise_sources(nb_dir, args.notebooks)
-    if args.jobs < 1:
-        raise CLIError(f"--jobs must be at least 1, got {args.jobs}.")
+    if value < 1:
+        raise CLIError(f"--{option} must be at least 1, got {value}.")
+    return _exercise_sources(find_notebooks_dir(args.notebooks_dir), args.notebooks)
+
+
+def cmd_grade(args):
+    sources = _checked_sources(args, "jobs", args.jobs)
     try:
         report = classroom.grade_submissions(args.submissions, sources, args.out, roster=args.roster,
                                              seed=args.seed, time_limit=args.time_limit, n_jobs=args.jobs,
@@ -141,11 +145,7 @@ def cmd_pack(args):
 
 
 def cmd_check(args):
-    _need_classroom()
-    nb_dir = find_notebooks_dir(args.notebooks_dir)
-    sources = _exercise_sources(nb_dir, args.notebooks)
-    if args.variants < 1:
-        raise CLIError(f"--variants must be at least 1, got {args.variants}.")
+    sources = _checked_sources(args, "variants", args.variants)
     bad = 0
     for rel, path in sources.items():
         problems, report = classroom.check_exercise_notebook(path, rel, variants=args.variants,
