@@ -72,7 +72,7 @@ def cmd_build(args):
     try:
         editions = classroom.build_editions(nb_dir, out, book_dir=root / "book" if (root / "book").is_dir() else None,
                                             seed=args.seed, roster=args.students)
-    except (FileNotFoundError, ValueError) as exc:
+    except (FileNotFoundError, ValueError, RuntimeError) as exc:
         raise CLIError(str(exc)) from exc
     questions = editions["questions"]
     parts = {}

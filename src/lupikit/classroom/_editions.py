@@ -83,8 +83,9 @@ def solution_texts(notebooks, pages=(), min_length=24):
     From the notebooks: the solution, hidden-test and mark-scheme regions and
     the ``{solution}`` blocks of Markdown cells; from the Markdown pages: the
     ``{solution}`` blocks. Lines are stripped of surrounding whitespace and
-    kept when at least ``min_length`` characters long and not also present
-    outside the solutions (a line that the statement repeats is no leak).
+    kept when at least ``min_length`` characters long and not also present,
+    blanks aside, anywhere outside the solutions (a line that a statement or
+    a chapter also says is no leak), and when not an import statement.
     """
     secret, public = set(), set()
     texts = [(nbformat.read(p, as_version=4), None) for p in notebooks] + [(None, Path(p)) for p in pages]
@@ -103,9 +104,15 @@ def solution_texts(notebooks, pages=(), min_length=24):
             kept = strip_solution_blocks(text)
             public.update(kept.splitlines())
             secret.update(set(text.splitlines()) - set(kept.splitlines()))
-    public = {line.strip() for line in public}
+    # a solution line that the public text also holds (the statement, a chapter) is no leak,
+    # nor is an import (the library's own documentation shows them)
+    blob = _squash("\n".join(public))
     return sorted({line.strip() for line in secret
-                   if len(line.strip()) >= min_length and line.strip() not in public})
+                   if len(line.strip()) >= min_length and _squash(line) not in blob
+                   and not _IMPORT.match(line.strip())})
+
+
+_IMPORT = re.compile(r"(from\s+[\w.]+\s+)?import\s")
 
 
 def _squash(text):
@@ -138,7 +145,7 @@ def find_leaks(texts, files):
 
 
 def _instructor_page(part, questions, written, meta):
-    lines = [f"# Part {part}: exercises for the instructor", ""]
+    lines = [f"# {part}: the exercises, for the instructor", ""]
     prereq = sorted({p for m in meta.values() for p in m.get("prerequisites", [])})
     if prereq:
         lines += ["**Prerequisites** (chapters of the book to read first): " + ", ".join(prereq), ""]
@@ -156,7 +163,8 @@ def _instructor_page(part, questions, written, meta):
                   "| exercise | where | rubric |", "|---|---|---|"]
         for ex in written:
             rubric = " ".join(ex["rubric"].split()).replace("|", "/") or "(none)"
-            lines.append(f"| {ex['label']}: {ex['title']} | {ex['where']} | {rubric} |")
+            name = f"{ex['label']}: {ex['title']}" if ex["title"] else ex["label"]
+            lines.append(f"| {name} | {ex['where']} | {rubric} |")
         lines.append("")
     return "\n".join(lines)
 
@@ -164,7 +172,8 @@ def _instructor_page(part, questions, written, meta):
 def _rubrics_page(written):
     lines = ["# Written exercises: statements, solutions and rubrics", ""]
     for ex in written:
-        lines += [f"## {ex['label']}: {ex['title']}", "", f"*From {ex['where']}.*", "", "**Exercise.**", "",
+        name = f"{ex['label']}: {ex['title']}" if ex["title"] else ex["label"]
+        lines += [f"## {name}", "", f"*From {ex['where']}.*", "", "**Exercise.**", "",
                   ex["statement"], "", "**Solution.**", "", ex["solution"] or "(no solution)", ""]
     return "\n".join(lines)
 
