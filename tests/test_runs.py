@@ -410,7 +410,8 @@ def test_paper_extends_a_current_record_by_the_missing_seeds_only(toy, capsys):
     whole = json.loads((at_once / "toy" / "seeded.json").read_text())
     parts = json.loads((step / "toy" / "seeded.json").read_text())
     assert parts["seeds"] == whole["seeds"] == [3, 4, 5, 6, 7]
-    assert parts["claims"] == whole["claims"]
+    assert parts["claims"] == whole["claims"] and parts["parameters"] == whole["parameters"]
+    assert parts["parameters"]["seed"] == 3
     # the notebook changed: its record is stale and every seed runs again
     path = toy / "notebooks" / "toy" / "seeded.ipynb"
     nb = json.loads(path.read_text())

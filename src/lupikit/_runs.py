@@ -136,6 +136,8 @@ def paper_record(path, short_name, executed, parameters, seconds, executed_at, *
                              f"{sorted(set(split[0]) & set(seeds))}.")
         runs, seeds = split[1] + runs, split[0] + seeds
         seconds = [float(earlier["seconds"])] * len(split[0]) + seconds
+        # the parameters of the record are those of its first seed
+        parameters = dict(parameters, **({"seed": seeds[0]} if "seed" in parameters else {}))
     claims = aggregate_claims(runs, seeds)
     return {
         "notebook": short_name,
