@@ -265,8 +265,10 @@ def test_the_classroom_commands(tmp_path, monkeypatch, capsys):
 
 # ---------------------------------------------------------------- the course pack
 def test_the_course_pack_installs_in_a_fresh_environment_and_runs_the_checks(tmp_path):
-    """The pack's requirements install into a new virtual environment (pinned versions, the
-    library from the wheel in the pack), and its run_checks.py runs a notebook's public checks."""
+    """The pack of the book's own student edition installs into a new virtual environment
+    (pinned versions, the library from the wheel in the pack), and its run_checks.py runs the
+    public checks of a real exercise notebook there: answered with the instructor's solutions
+    every check passes; unanswered, the checks fail and say which."""
     import subprocess
     import sys
     import venv
@@ -274,35 +276,51 @@ def test_the_course_pack_installs_in_a_fresh_environment_and_runs_the_checks(tmp
 
     from lupikit.classroom import make_pack
 
-    nb_dir, _ = write_project(tmp_path / "project")
-    eds = build_editions(nb_dir, tmp_path / "eds")
+    rel = "twinsvm/exercises"  # cvxopt, scipy and the library's solvers, no data home
+    eds = build_editions(ROOT / "notebooks", tmp_path / "eds", book_dir=ROOT / "book")
     pack = make_pack(eds["student"], tmp_path / "pack.zip", project=ROOT)
     names = pack["files"]
     assert "pack/requirements.txt" in names and "pack/README.md" in names and "pack/run_checks.py" in names
-    assert "pack/notebooks/toy/exercises.ipynb" in names and any(n.endswith(".whl") for n in names)
-    assert "numpy==" in pack["requirements"] and "scikit-learn==" in pack["requirements"]
+    assert {f"pack/notebooks/{p.parent.name}/{p.name}" for p in EXERCISES} <= set(names)
+    assert any(n.endswith(".whl") for n in names)
+    for name in ("numpy==", "scipy==", "scikit-learn==", "cvxopt=="):
+        assert name in pack["requirements"]
     with zipfile.ZipFile(tmp_path / "pack.zip") as zf:
         zf.extractall(tmp_path / "unpacked")
     root = tmp_path / "unpacked" / "pack"
     env = tmp_path / "env"
     venv.create(env, with_pip=True)
     py = env / "bin" / "python"
+    assert sys.executable != str(py)
     done = subprocess.run([str(py), "-m", "pip", "install", "-q", "-r", "requirements.txt"], cwd=root,
                           capture_output=True, text=True)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
-    # the student's notebook, answered: every public check passes in the new environment
-    answered = nbformat.read(root / "notebooks" / "toy" / "exercises.ipynb", as_version=4)
+    # the library in the new environment is the pack's wheel, not this checkout
+    done = subprocess.run([str(py), "-c", "import lupikit; print(lupikit.__file__)"], cwd=tmp_path,
+                          capture_output=True, text=True)
+    assert done.returncode == 0 and str(env) in done.stdout, done.stdout + done.stderr
+    # the student's notebook, answered with the instructor's solutions
+    source = nbformat.read(ROOT / "notebooks" / f"{rel}.ipynb", as_version=4)
+    solutions = {c.metadata["nbgrader"]["grade_id"]: c.source for c in source.cells
+                 if (c.metadata.get("nbgrader") or {}).get("solution")}
+    student = root / "notebooks" / f"{rel}.ipynb"
+    answered = nbformat.read(student, as_version=4)
+    filled = 0
     for cell in answered.cells:
         gid = (cell.metadata.get("nbgrader") or {}).get("grade_id")
-        if gid == "mean-answer":
-            cell.source = "m = float(np.mean(x))"
-        elif gid == "squares-answer":
-            cell.source = "s = float(x @ x)"
+        if gid in solutions and (cell.metadata.get("nbgrader") or {}).get("solution"):
+            assert "raise NotImplementedError" in cell.source  # the stub the student replaces
+            cell.source, filled = solutions[gid], filled + 1
+    questions = read_questions(source, rel)
+    assert filled >= len(questions) >= 3
     nbformat.write(answered, root / "answered.ipynb")
     done = subprocess.run([str(py), "run_checks.py", "answered.ipynb"], cwd=root, capture_output=True, text=True)
     assert done.returncode == 0 and "every public check passed" in done.stdout, done.stdout + done.stderr
-    # the unanswered one fails them, and says which
-    done = subprocess.run([str(py), "run_checks.py", "notebooks/toy/exercises.ipynb"], cwd=root,
+    assert done.stdout.count("passed  ") >= len(questions)
+    # the unanswered one fails them, and says which: the first question's checks at least
+    done = subprocess.run([str(py), "run_checks.py", f"notebooks/{rel}.ipynb"], cwd=root,
                           capture_output=True, text=True)
-    assert done.returncode == 1 and "FAILED  mean" in done.stdout, done.stdout + done.stderr
-    assert sys.executable != str(py)
+    assert done.returncode == 1 and "FAILED  " in done.stdout, done.stdout + done.stderr
+    failed = [line.split()[1] for line in done.stdout.splitlines() if line.startswith("FAILED")]
+    assert failed and all(f in {c.metadata["nbgrader"]["grade_id"] for c in source.cells
+                                if (c.metadata.get("nbgrader") or {}).get("grade")} for f in failed)

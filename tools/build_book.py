@@ -968,7 +968,6 @@ def student_book(edition, instructor, jobs=2):
         for f, line in leaks[:10]:
             print(f"[student] SOLUTION TEXT in {f}: {line!r}", file=sys.stderr)
         return 1
-    write_generated(executed_default(toc_notebooks()), "default")
     print(f"[student] student book built in {time.perf_counter() - t0:.1f} s: {html / 'index.html'}, {pdf_path}; "
           f"{len(texts)} solution lines looked for in {len(files)} files, none found")
     return 0

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import nbformat
 
-from ._grade import grade_submissions
+from ._grade import grade_submissions, graded_index
 from ._markup import read_questions, student_notebook
 
 __all__ = ["check_exercise_notebook"]
@@ -42,11 +42,6 @@ _COPIED = '''import numpy as __lupikit_np
 with __lupikit_np.load({path!r}, allow_pickle=False) as __lupikit_data:
 {lines}
 '''
-
-
-def _graded_index(nb, grade_id):
-    return next(k for k, c in enumerate(nb.cells)
-                if (c.get("metadata", {}).get("nbgrader") or {}).get("grade_id") == grade_id)
 
 
 def _write(nb, folder, student, rel):
@@ -90,7 +85,7 @@ def check_exercise_notebook(path, rel, *, variants=3, seed=0, time_limit=120.0, 
         for q in questions:
             nb = copy.deepcopy(source)
             lines = "".join(f"{a} = __lupikit_wrong({a})\n" for a in q.answers)
-            nb.cells.insert(_graded_index(nb, q.grade_id), nbformat.v4.new_code_cell(_WRONG + lines))
+            nb.cells.insert(graded_index(nb, q.grade_id), nbformat.v4.new_code_cell(_WRONG + lines))
             _write(nb, subs, f"wrong-{q.grade_id}", rel)
         first = grade_submissions(subs, {rel: path}, tmp / "scores.csv", seed=seed, time_limit=time_limit,
                                   n_jobs=n_jobs, kernel=kernel)
@@ -113,7 +108,7 @@ def check_exercise_notebook(path, rel, *, variants=3, seed=0, time_limit=120.0, 
         saved = first["reports"] / ids[0] / f"{rel}.answers"
         for q in questions:
             lines = "".join(f"    {a} = __lupikit_data[{a!r}][()]\n" for a in q.answers)
-            nb.cells.insert(_graded_index(nb, q.grade_id), nbformat.v4.new_code_cell(
+            nb.cells.insert(graded_index(nb, q.grade_id), nbformat.v4.new_code_cell(
                 _COPIED.format(path=str(saved / f"{q.grade_id}.npz"), lines=lines.rstrip("\n"))))
         _write(nb, tmp / "copied", "copied-answers", rel)
         second = grade_submissions(tmp / "copied", {rel: path}, tmp / "copied.csv", seed=seed,

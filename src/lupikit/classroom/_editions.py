@@ -196,6 +196,11 @@ def _clear_outputs(nb):
     return nb
 
 
+def _in_part(exercises, rel):
+    """The written ``exercises`` of the file ``rel`` (``<part>/...``), each with its ``part``."""
+    return [{**ex, "part": rel.split("/")[0]} for ex in exercises]
+
+
 def build_editions(notebooks_dir, out, *, book_dir=None, seed=0, roster=None):
     """Write ``out/student/`` and ``out/instructor/`` from the book's sources.
 
@@ -239,7 +244,7 @@ def build_editions(notebooks_dir, out, *, book_dir=None, seed=0, roster=None):
         target = instructor_dir / f"{short}.ipynb"
         target.parent.mkdir(parents=True, exist_ok=True)
         nbformat.write(nb, target)
-        written += written_exercises(_notebook_markdown(nb), f"notebook {short}")
+        written += _in_part(written_exercises(_notebook_markdown(nb), f"notebook {short}"), short)
         if is_exercise_notebook(path):
             questions += read_questions(nb, short)
             meta[short] = nb.metadata.get("lupikit", {})
@@ -262,13 +267,13 @@ def build_editions(notebooks_dir, out, *, book_dir=None, seed=0, roster=None):
             (student_dir / f"{short}.ipynb").parent.mkdir(parents=True, exist_ok=True)
             nbformat.write(edition, student_dir / f"{short}.ipynb")
     for page in _markdown_pages(book_dir):
-        written += written_exercises(page.read_text(encoding="utf-8"), f"page {page.relative_to(book_dir).as_posix()}")
-    parts = sorted({q.notebook.split("/")[0] for q in questions} | {
-        w["where"].split(" ", 1)[1].split("/")[0] for w in written})
+        rel = page.relative_to(book_dir).as_posix()
+        written += _in_part(written_exercises(page.read_text(encoding="utf-8"), f"page {rel}"), rel)
+    parts = sorted({q.notebook.split("/")[0] for q in questions} | {w["part"] for w in written})
     (instructor_dir / "parts").mkdir()
     for part in parts:
         qs = [q for q in questions if q.notebook.split("/")[0] == part]
-        ws = [w for w in written if w["where"].split(" ", 1)[1].split("/")[0] == part]
+        ws = [w for w in written if w["part"] == part]
         pm = {k: v for k, v in meta.items() if k.split("/")[0] == part}
         (instructor_dir / "parts" / f"{part}.md").write_text(_instructor_page(part, qs, ws, pm), encoding="utf-8")
     (instructor_dir / "rubrics.md").write_text(_rubrics_page(written), encoding="utf-8")

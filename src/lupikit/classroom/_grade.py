@@ -61,6 +61,12 @@ def _inject_variant(nb, variant):
     nb.cells.insert(0 if k is None else k + 1, cell)
 
 
+def graded_index(nb, grade_id):
+    """The index of the first cell of ``nb`` with the nbgrader id ``grade_id``."""
+    return next(k for k, c in enumerate(nb.cells)
+                if (c.get("metadata", {}).get("nbgrader") or {}).get("grade_id") == grade_id)
+
+
 def _errors_before(nb, upto):
     """The last error output of a code cell before index ``upto`` (text), or ''."""
     for k in range(upto - 1, -1, -1):
@@ -141,9 +147,7 @@ def _run_submission(path, questions, variant, folder, workdir, limit, kernel):
         if (folder / f"{q.grade_id}.json").is_file():
             info = json.loads((folder / f"{q.grade_id}.json").read_text(encoding="utf-8"))
             if info.get("missing"):
-                k = next(i for i, c in enumerate(nb.cells)
-                         if (c.get("metadata", {}).get("nbgrader") or {}).get("grade_id") == q.grade_id)
-                error = _errors_before(nb, k)
+                error = _errors_before(nb, graded_index(nb, q.grade_id))  # after the injected cell
                 if error:
                     info["missing"] = {n: f"{r} ({error})" for n, r in info["missing"].items()}
                     (folder / f"{q.grade_id}.json").write_text(json.dumps(info), encoding="utf-8")
@@ -164,9 +168,7 @@ def _replay(source, questions, variant, folder, results, workdir, limit, kernel)
                                         folder=str(folder), results=str(results))
     set_parameter(nb, "variant", int(variant), "injected by the grader")
     stopped, why = _execute(nb, workdir, limit, kernel)
-    errors = [_errors_before(nb, len(nb.cells))] if any(
-        o.get("output_type") == "error" for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", [])) else []
-    return why or (errors[0] if errors else "")
+    return why or _errors_before(nb, len(nb.cells))
 
 
 def _grade_one(student, rel, source, questions, variant, submissions, reports, limit, kernel,
