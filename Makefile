@@ -17,7 +17,7 @@ export MKL_NUM_THREADS ?= 1
 
 PRESET ?= default
 # `make paper`: runs of each notebook at the paper preset, at consecutive seeds;
-# a claim keeps its verdict where it holds at 4 of 5 (lupikit._seeds.MAJORITY).
+# a claim keeps its verdict where it holds at 4 of 5 (lupikit._book.seeds.MAJORITY).
 # SEEDS=1 is the quick single-seed run (about 40 minutes on 2 cores).
 SEEDS ?= 5
 
@@ -59,8 +59,8 @@ install: $(STAMP)
 # into the jupyter-cache that the build reads; a failing notebook, a broken
 # reference or any other warning fails the build.
 book: $(STAMP)
-	$(BIN)/python tools/build_book.py build --jobs $(JOBS) --preset $(PRESET)
-	@$(BIN)/python tools/build_book.py open --preset $(PRESET)
+	$(BIN)/python -m lupikit._book build --jobs $(JOBS) --preset $(PRESET)
+	@$(BIN)/python -m lupikit._book open --preset $(PRESET)
 
 # The paper-scale runs: results/paper/<part>/<name>.json (commit them) and the
 # executed notebooks in _build/paper/; notebooks unchanged since their result
@@ -79,7 +79,7 @@ classroom: $(STAMP)
 
 pdf: $(STAMP)
 	bash tools/ensure_chromium.sh
-	$(BIN)/python tools/build_book.py pdf
+	$(BIN)/python -m lupikit._book pdf
 
 test: $(STAMP)
 	bash tools/ensure_chromium.sh

@@ -7,7 +7,7 @@ Chromium's network log to prove that the page requested nothing external.
 Those tests are marked ``book`` (slow: they build the book, or start Chromium).
 
 The others are fast and unmarked: the scorecard's page and picture built from
-synthetic claim records (``tools/build_book.py``'s pure functions, and a
+synthetic claim records (:mod:`lupikit._book.scorecard`'s pure functions, and a
 Sphinx build of that one page), and the legibility of the notebooks' figures
 at the book's width, read from their code (and from the PNGs of the last
 build's executed notebooks, when there are any).
@@ -29,6 +29,9 @@ from urllib.parse import urlparse
 
 import pytest
 
+from lupikit._book import markdown, scorecard
+from lupikit.claims import VERDICTS
+
 ROOT = Path(__file__).resolve().parents[1]
 HTML = ROOT / "_build" / "html"
 
@@ -41,7 +44,7 @@ MATH_PAGES = ["book/intro/setting.html", "notebooks/intro/lupi_setting.html"]
 def built_book():
     t0 = time.perf_counter()
     proc = subprocess.run(
-        [sys.executable, str(ROOT / "tools" / "build_book.py"), "build", "--jobs", "2"],
+        [sys.executable, "-m", "lupikit._book", "build", "--jobs", "2"],
         cwd=ROOT, capture_output=True, text=True,
     )
     elapsed = time.perf_counter() - t0
@@ -282,7 +285,7 @@ def built_pdf(built_book, chromium):
         if os.environ.get("CI"):
             pytest.fail("pdftotext is required in CI (tools/ensure_chromium.sh installs poppler-utils)")
         pytest.skip("pdftotext is not installed (run tools/ensure_chromium.sh)")
-    proc = subprocess.run([sys.executable, str(ROOT / "tools" / "build_book.py"), "pdf"],
+    proc = subprocess.run([sys.executable, "-m", "lupikit._book", "pdf"],
                           cwd=ROOT, capture_output=True, text=True)
     (ROOT / "_build" / "pdf-build.log").write_text(proc.stdout + proc.stderr)
     assert proc.returncode == 0, (proc.stdout + proc.stderr)[-5000:]
@@ -358,16 +361,6 @@ def test_the_student_edition_holds_no_solution_text(student_edition, tmp_path):
 # The scorecard, from synthetic claim records (fast: no book build)
 # ---------------------------------------------------------------------------
 
-def _load_build_book():
-    import importlib.util
-
-    spec = importlib.util.spec_from_file_location("build_book", ROOT / "tools" / "build_book.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-bb = _load_build_book()
 
 
 def claim(claim_id, verdict, value=0.1, threshold="> 0", **extra):
@@ -425,7 +418,7 @@ def _row(md, claim_id):
 
 
 def test_scorecard_shows_the_paper_verdict_first_and_where_the_default_differs(data):
-    md = bb.scorecard_markdown(data, "default")
+    md = scorecard.scorecard_markdown(data, "default")
     assert _row(md, "boosting.fairness-dp-compas")[1] == "**direction** · default: not reproduced"
     assert _row(md, "twinsvm.same")[1] == "**reproduced** (stale)"  # same verdict: shown once
     assert _row(md, "boosting.paper-only")[1] == "**reproduced** · default: not run"
@@ -442,13 +435,13 @@ def test_scorecard_shows_the_paper_verdict_first_and_where_the_default_differs(d
 def test_scorecard_of_the_paper_preset_build_names_no_default():
     data = {"intro/x": notebook(default=[claim("intro.a", "direction")],
                                 paper=[claim("intro.a", "not reproduced", seeds=SEEDS)])}
-    md = bb.scorecard_markdown(data, "paper")
+    md = scorecard.scorecard_markdown(data, "paper")
     assert "verdict (paper preset)" in md and "default" not in _row(md, "intro.a")[1]
     assert _row(md, "intro.a")[1] == "**not reproduced** · this build: direction"
 
 
 def test_scorecard_shows_the_seeds_and_states_the_majority_rule_once(data):
-    md = bb.scorecard_markdown(data, "default")
+    md = scorecard.scorecard_markdown(data, "default")
     assert _row(md, "boosting.fairness-dp-compas")[2] == "4/5 seeds, -0.1 to 0.3"
     assert _row(md, "boosting.fairness-dp-compas")[3].startswith("0.2 (median), needs > 0; paper:")
     assert _row(md, "boosting.paper-only")[2] == "1 seed"
@@ -458,38 +451,35 @@ def test_scorecard_shows_the_seeds_and_states_the_majority_rule_once(data):
     assert "Seeds per notebook: 5 seeds: 1 notebook; 1 seed: `twinsvm/uci`." in md
     # a seed at which the claim could not be run does not count against it
     partial = dict(SEEDS, held=3, fraction=0.75, min=0.1, max=0.1)
-    assert bb.seeds_text(claim("a", "direction", seeds=partial)) == "3/4 seeds, 0.1"
+    assert scorecard.seeds_text(claim("a", "direction", seeds=partial)) == "3/4 seeds, 0.1"
     no_numbers = dict(SEEDS, min=None, max=None, median=None)
-    assert bb.seeds_text(claim("a", "direction", "yes", seeds=no_numbers)) == "4/5 seeds"
+    assert scorecard.seeds_text(claim("a", "direction", "yes", seeds=no_numbers)) == "4/5 seeds"
     one_seed = {"x/y": notebook(default=[], paper=[claim("x.a", "direction")])}
-    assert "Seeds per notebook: 1 seed: `x/y`." in bb.scorecard_markdown(one_seed, "default")
+    assert "Seeds per notebook: 1 seed: `x/y`." in scorecard.scorecard_markdown(one_seed, "default")
 
 
 def test_scorecard_counts_and_colours_every_verdict(data, tmp_path):
-    from lupikit.claims import VERDICTS
-
-    assert set(VERDICTS) <= set(bb.VERDICTS), "a verdict of lupikit.claims the scorecard does not know"
-    assert "not computable" in bb.VERDICTS and set(bb.VERDICT_COLOURS) == set(bb.VERDICTS)
-    assert len({face for face, _ in bb.VERDICT_COLOURS.values()}) == len(bb.VERDICTS)
-    counts = bb.verdict_counts(data)
+    assert "not computable" in VERDICTS and set(scorecard.VERDICT_COLOURS) == set(VERDICTS)
+    assert len({face for face, _ in scorecard.VERDICT_COLOURS.values()}) == len(VERDICTS)
+    counts = scorecard.verdict_counts(data)
     assert counts["paper"]["not computable"] == 1 and counts["build"]["not computable"] == 1
-    md = bb.scorecard_markdown(data, "default")
+    md = scorecard.scorecard_markdown(data, "default")
     assert _row(md, "twinsvm.nan")[1] == "**not computable** (stale)"
     assert _row(md, "twinsvm.nan")[3].startswith("not computable: NaN: a test from one repetition; paper:")
-    svg = bb.verdict_figure(data, tmp_path / "v.svg", "default").read_text()
+    svg = scorecard.verdict_figure(data, tmp_path / "v.svg", "default").read_text()
     assert 'width="504pt"' in svg  # SCORECARD_FIGURE_WIDTH = 7 in
-    for verdict in bb.VERDICTS:  # every verdict present in the records has its bar
-        assert bb.VERDICT_COLOURS[verdict][0].lower() in svg.lower(), verdict
+    for verdict in VERDICTS:  # every verdict present in the records has its bar
+        assert scorecard.VERDICT_COLOURS[verdict][0].lower() in svg.lower(), verdict
 
 
 def test_scorecard_refuses_an_unknown_verdict(data):
     data["twinsvm/uci"]["paper"].append(claim("twinsvm.odd", "maybe"))
     with pytest.raises(ValueError, match="twinsvm/uci: claim 'twinsvm.odd' has the verdict 'maybe'"):
-        bb.scorecard_markdown(data, "default")
+        scorecard.scorecard_markdown(data, "default")
 
 
 def test_every_claim_links_to_its_details(data):
-    md = bb.scorecard_markdown(data, "default")
+    md = scorecard.scorecard_markdown(data, "default")
     targets = [row[0].split("<", 1)[1].rstrip(">`") for row in _rows(md)]
     assert len(targets) == len(set(targets)) == 6
     for target in targets:
@@ -505,7 +495,7 @@ def test_every_claim_links_to_its_details(data):
     # the link goes to this build's section, with its anchor when the notebook has that heading
     assert "[twinsvm/uci § Sec](/notebooks/twinsvm/uci.ipynb#sec)" in details
     gone = {"intro/b": notebook(default=[claim("intro.x", "direction", section="Gone")], paper=[])}
-    assert "[intro/b § Gone](/notebooks/intro/b.ipynb)" in bb.scorecard_markdown(gone, "default")
+    assert "[intro/b § Gone](/notebooks/intro/b.ipynb)" in scorecard.scorecard_markdown(gone, "default")
     seeded = md.split("(claim-boosting-fairness-boosting-fairness-dp-compas)=", 1)[1].split(":::", 1)[0]
     assert "held at 4/5 seeds, -0.1 to 0.3, median 0.2" in seeded
 
@@ -513,13 +503,13 @@ def test_every_claim_links_to_its_details(data):
 def test_scorecard_cells_are_short_and_cannot_break_the_table(data):
     long_words = "'significantly better in terms of the fairness criteria' " * 6
     data["boosting/fairness"]["paper"][1]["paper_value"] = long_words
-    md = bb.scorecard_markdown(data, "default")
+    md = scorecard.scorecard_markdown(data, "default")
     cell = _row(md, "boosting.paper-only")[3]
-    assert cell.endswith("…") and len(cell.split("; paper: ", 1)[1]) <= bb._BRIEF
+    assert cell.endswith("…") and len(cell.split("; paper: ", 1)[1]) <= markdown.BRIEF
     assert " ".join(long_words.split()) in md  # in full in the details
-    assert bb._inline("1. first") == "1\\. first" and bb._inline("-0.5, needs > 0") == "\\-0.5, needs > 0"
-    assert bb._inline("**direction**") == "**direction**" and bb._inline("a\nb") == "a b"
-    assert bb._brief("word " * 30, 20) == "word word word word…"
+    assert markdown.inline("1. first") == "1\\. first" and markdown.inline("-0.5, needs > 0") == "\\-0.5, needs > 0"
+    assert markdown.inline("**direction**") == "**direction**" and markdown.inline("a\nb") == "a b"
+    assert markdown.brief("word " * 30, 20) == "word word word word…"
 
 
 def test_scorecard_page_builds_with_sphinx(data, tmp_path):
@@ -544,8 +534,8 @@ def test_scorecard_page_builds_with_sphinx(data, tmp_path):
         nbformat.write(nb, src / "notebooks" / f"{short}.ipynb")
     parts = {"boosting": "Part I: boosting", "twinsvm": "Part II: twin SVMs"}
     (src / "book" / "_generated" / "scorecard.md").write_text(
-        bb.scorecard_markdown(data, "default", parts=parts, figure=bb.SCORECARD_FIGURE))
-    bb.verdict_figure(data, src / "book" / "_generated" / bb.SCORECARD_FIGURE, "default", parts=parts)
+        scorecard.scorecard_markdown(data, "default", parts=parts, figure=scorecard.SCORECARD_FIGURE))
+    scorecard.verdict_figure(data, src / "book" / "_generated" / scorecard.SCORECARD_FIGURE, "default", parts=parts)
     (src / "index.md").write_text("# Index\n\n```{toctree}\nbook/scorecard\nnotebooks/boosting/fairness\n"
                                   "notebooks/twinsvm/uci\n```\n")
     (src / "conf.py").write_text(
@@ -561,7 +551,7 @@ def test_scorecard_page_builds_with_sphinx(data, tmp_path):
     assert html.count("claim-details") == 6
     assert 'href="#claim-boosting-fairness-boosting-fairness-dp-compas"' in html
     assert "../notebooks/boosting/fairness.html#sec" in html
-    assert (tmp_path / "html" / "_images" / bb.SCORECARD_FIGURE).is_file()
+    assert (tmp_path / "html" / "_images" / scorecard.SCORECARD_FIGURE).is_file()
 
 
 # ---------------------------------------------------------------------------
@@ -775,4 +765,51 @@ def test_executed_figures_are_legible_at_the_book_width():
 
 
 def test_scorecard_picture_is_legible():
-    assert shown_px(bb.SCORECARD_FIGURE_FONT, bb.SCORECARD_FIGURE_WIDTH) >= MIN_PX
+    assert shown_px(scorecard.SCORECARD_FIGURE_FONT, scorecard.SCORECARD_FIGURE_WIDTH) >= MIN_PX
+
+
+# ---------------------------------------------------------------------------
+# The execution status page, from the executions and the records
+# ---------------------------------------------------------------------------
+
+def test_execution_status_rows_come_from_the_executions_and_the_records():
+    from lupikit._book.pages import execution_markdown
+
+    times = {"notebooks_at_once": 2, "notebooks": [
+        {"notebook": "a/x", "seconds": 12.34, "source": "this build", "executed_at": "2026-12-03T07:01:02"},
+        {"notebook": "a/y", "seconds": None, "source": "failed", "executed_at": None},
+        {"notebook": "a/z", "seconds": 130.0, "source": "cache", "executed_at": "2026-12-01T10:00:00"}]}
+    held = dict(holds=True, expected=True)
+    data = {"a/x": {"default": [claim("a.one", "reproduced", **held), claim("a.two", "direction", **held)]},
+            "a/y": {"default": []},
+            "a/z": {"default": [claim("a.three", "not reproduced", holds=True, expected=False)]}}
+    rec = {"executed_at": "2026-11-30T09:00:00+00:00", "seconds": 95.0, "seeds": [0, 1, 2, 3, 4]}
+    records = {"a/x": (rec, True), "a/y": (None, False), "a/z": ({**rec, "seeds": [3], "seconds": 7.0}, False)}
+    md = execution_markdown(["a/x", "a/y", "a/z", "a/exercises"], times, data, records)
+    rows = {line.split("`")[1].split(" <")[0]: [c.strip() for c in line.split("|")[2:-1]]
+            for line in md.splitlines() if line.startswith("| {doc}")}
+    assert rows["a/x"] == ["2026-12-03 07:01", "12 s", "✔ passed, 2 claims", "2026-11-30", "5 (0–4)",
+                           "1.6 min × 5", "stale"]
+    assert rows["a/y"] == ["–", "–", "✘ failed", "not recorded", "–", "–", "–"]
+    # a claim the book states does not hold and that held is not as stated
+    assert rows["a/z"][:3] == ["2026-12-01 10:00", "2.2 min", "✘ 1 of 1 claims not as stated"]
+    assert rows["a/z"][3:] == ["2026-11-30", "1 (3)", "7 s × 1", "current"]
+    assert rows["a/exercises"] == ["not executed", "–", "–", "no paper claims", "–", "–", "–"]
+    assert "1 of 3 paper-scale records current" in md
+
+
+@book
+def test_execution_page_lists_every_notebook_and_every_stale_record(built_book):
+    data = json.loads((ROOT / "_build" / "scorecard.json").read_text())
+    html = (built_book / "book" / "execution.html").read_text()
+    import yaml
+
+    toc = yaml.safe_load((ROOT / "_toc.yml").read_text())
+    shorts = re.findall(r"notebooks/([\w/]+)", json.dumps(toc))
+    assert shorts
+    for short in shorts:
+        assert f"{short}.html" in html, short
+    n_stale = sum(1 for d in data.values() if d["paper"] and d["stale"])
+    assert html.count("<td><p>stale</p></td>") == n_stale
+    assert html.count("<td><p>current</p></td>") == sum(1 for d in data.values() if d["paper"] and not d["stale"])
+    assert "✔ passed" in html and "✘" not in html  # the build passed: every notebook ran as stated

@@ -5,6 +5,7 @@ from pathlib import Path
 import pytest
 
 from lupikit import cli
+from lupikit._book.values import split_values
 
 ROOT = Path(__file__).resolve().parents[1]
 NB_DIR = ROOT / "notebooks"
@@ -216,9 +217,9 @@ def test_a_semicolon_in_a_run_list_points_to_the_sweep_syntax(capsys):
 
 def test_sweep_list_values_are_semicolon_separated():
     param = cli.Parameter("curve_sizes", "list", [50], "")
-    assert cli._split_values(param, "[50,100];[200]") == [[50, 100], [200]]
-    assert cli._split_values(param, "50;100") == [[50], [100]]
-    assert cli._split_values(param, "50,100") == [[50, 100]]
+    assert split_values(param, "[50,100];[200]") == [[50, 100], [200]]
+    assert split_values(param, "50;100") == [[50], [100]]
+    assert split_values(param, "50,100") == [[50, 100]]
 
 
 def test_unknown_parameter_is_clear(capsys):

@@ -1,17 +1,13 @@
 """Every public estimator of lupikit passes scikit-learn's ``check_estimator``.
 
-The cases live beside each part's tests (``tests/<part>/test_conformance.py``,
-a list ``ESTIMATORS`` of ``(estimator, expected_failed_checks)`` pairs, with
+The cases live in ``tests/conformance/<part>.py`` (a list ``ESTIMATORS`` of ``(estimator, expected_failed_checks)`` pairs, with
 the small wrappers that derive privileged or sensitive features per sample
 for the estimators that need them); this module runs them all and checks
 that no public estimator is left out. ``expected_failed_checks`` names only
 checks that cannot apply, each with its reason.
 """
 
-import importlib.util
 import inspect
-import sys
-from pathlib import Path
 
 import pytest
 from sklearn.base import BaseEstimator
@@ -21,22 +17,15 @@ import lupikit.boosting
 import lupikit.oblivious
 import lupikit.relevance
 import lupikit.twinsvm
-
-TESTS = Path(__file__).resolve().parent
+import conformance.boosting  # tests/ is on pytest's pythonpath
+import conformance.oblivious
+import conformance.relevance
+import conformance.twinsvm
 PARTS = {"boosting": lupikit.boosting, "twinsvm": lupikit.twinsvm,
          "relevance": lupikit.relevance, "oblivious": lupikit.oblivious}
 
 
-def _cases(part):
-    spec = importlib.util.spec_from_file_location(f"_lupikit_conformance_{part}",
-                                                  TESTS / part / "test_conformance.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # the wrappers must pickle (check_estimators_pickle)
-    spec.loader.exec_module(module)
-    return module.ESTIMATORS
-
-
-CASES = [(part, est, xfail) for part in PARTS for est, xfail in _cases(part)]
+CASES = [(part, est, xfail) for part in PARTS for est, xfail in getattr(conformance, part).ESTIMATORS]
 
 
 def _label(estimator):

@@ -4,9 +4,9 @@ import json
 from pathlib import Path
 
 import pytest
-import yaml
 
-from lupikit._notebook_paths import is_exercise_notebook
+from lupikit._book.build import toc_files as _toc_files
+from lupikit._book.paths import BookPaths, is_exercise_notebook
 from lupikit.cli import read_parameters
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -20,21 +20,7 @@ EXERCISE_IDS = [p.relative_to(ROOT / "notebooks").with_suffix("").as_posix() for
 
 
 def toc_files():
-    toc = yaml.safe_load((ROOT / "_toc.yml").read_text())
-    files = []
-
-    def walk(node):
-        if isinstance(node, dict):
-            if "file" in node:
-                files.append(node["file"])
-            for v in node.values():
-                walk(v)
-        elif isinstance(node, list):
-            for v in node:
-                walk(v)
-
-    walk(toc)
-    return files
+    return _toc_files(BookPaths(ROOT))
 
 
 def test_there_are_notebooks():

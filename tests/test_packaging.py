@@ -10,10 +10,13 @@ import yaml
 ROOT = Path(__file__).resolve().parents[1]
 SRC = ROOT / "src" / "lupikit"
 PARTS = ("boosting", "twinsvm", "relevance", "oblivious")
-# every other module of the package: the common modules and the tools' private ones
-SHARED = tuple(sorted(p.stem for p in SRC.iterdir()
-                      if (p.suffix == ".py" or (p.is_dir() and (p / "__init__.py").is_file()))
-                      and p.stem not in PARTS + ("cli", "__init__")))
+#: the library's shared modules: a part may import them, they import no part
+COMMON = ("datasets", "metrics", "kernels", "_validation", "_progress")
+#: the papers' claims as records: the notebooks import it, the book's machinery reads it back
+CLAIMS = ("claims",)
+#: beside the library: the book's machinery, the command, the classroom edition
+MACHINERY = ("_book", "cli", "classroom")
+SHARED = COMMON + CLAIMS
 
 
 def pyproject():
@@ -80,12 +83,64 @@ def test_parts_do_not_import_each_other(part):
             assert other not in set(PARTS) - {part}, f"{f} imports {mod}"
 
 
-@pytest.mark.parametrize("shared", SHARED + ("cli",))
-def test_shared_modules_and_cli_import_no_part(shared):
+def test_the_package_holds_the_library_and_three_packages_beside_it():
+    """The map of ``lupikit/__init__.py``: four parts, the shared modules, claims, and the machinery."""
+    entries = {p.stem for p in SRC.iterdir() if p.name != "__pycache__" and not p.name.endswith(".egg-info")}
+    assert entries == set(PARTS + COMMON + CLAIMS + MACHINERY) | {"__init__"}
+    doc = (SRC / "__init__.py").read_text()
+    for name in PARTS + COMMON + CLAIMS + MACHINERY:
+        assert f"lupikit.{name}" in doc, f"lupikit/__init__.py's map does not name lupikit.{name}"
+
+
+@pytest.mark.parametrize("shared", SHARED + MACHINERY)
+def test_shared_modules_and_machinery_import_no_part(shared):
     for f in _module_files(shared):
         for mod in _imports(f):
             parts = mod.split(".")
             assert len(parts) < 2 or parts[1] not in PARTS, f"{f} imports {mod}"
+
+
+def _top(module):
+    return module.split(".")[1] if module.count(".") else module
+
+
+@pytest.mark.parametrize("module, forbidden", [
+    ("shared", MACHINERY),            # the library knows nothing of the book
+    ("_book", ("cli",)),              # the machinery is driven by the command, never the reverse
+    ("classroom", ("_book", "cli")),  # the classroom edition stands alone
+])
+def test_who_may_import_whom(module, forbidden):
+    graph = _graph()
+    sources = SHARED if module == "shared" else (module,)
+    for name, deps in graph.items():
+        if _top(name) not in sources:
+            continue
+        bad = sorted(d for d in deps if _top(d) in forbidden)
+        assert not bad, f"{name} imports {bad}"
+
+
+def test_kernel_side_and_pages_load_no_nbgrader():
+    """The grader's kernels and the book's pages import the classroom without nbgrader."""
+    import subprocess
+    import sys
+
+    code = ("import sys, lupikit.classroom._answers, lupikit.classroom._markup, lupikit.classroom._written, "
+            "lupikit._book.pages, lupikit.cli\n"
+            "from lupikit.classroom import read_questions, is_exercise_notebook\n"
+            "assert 'nbgrader' not in sys.modules, 'nbgrader was imported'\n"
+            )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr[-2000:]
+
+
+def test_no_test_loads_code_by_its_path():
+    """Tests import modules (``tests/`` is on pytest's pythonpath); none executes a file by its path."""
+    found = []
+    for f in sorted((ROOT / "tests").rglob("*.py")):
+        text = f.read_text()
+        if "spec_from_file_location" in text.replace('"spec_from_file_location"', ""):
+            found.append(str(f.relative_to(ROOT)))
+    assert found == []
 
 
 def test_vendored_data_documented():
@@ -203,7 +258,7 @@ def test_parts_import_only_the_common_modules():
             continue
         for dep in deps:
             top = dep.split(".")[1] if dep.count(".") else dep
-            assert top == part or top in SHARED, f"{module} imports {dep}"
+            assert top == part or top in COMMON, f"{module} imports {dep}"
 
 
 # --------------------------------------------------------------------------

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from lupikit import _runs
-from lupikit._notebook_paths import is_exercise_notebook
-from lupikit._seeds import MAJORITY
+from lupikit._book import records
+from lupikit._book.paths import is_exercise_notebook
+from lupikit._book.seeds import MAJORITY
 from lupikit.claims import VERDICTS
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -29,7 +29,7 @@ def test_every_notebook_has_a_result():
 @pytest.mark.parametrize("path", RESULTS, ids=[p.stem for p in RESULTS])
 def test_result_schema(path):
     rec = json.loads(path.read_text())
-    assert tuple(rec) == _runs.RESULT_KEYS
+    assert tuple(rec) == records.RESULT_KEYS
     assert rec["notebook"] == path.relative_to(ROOT / "results" / "paper").with_suffix("").as_posix()
     assert rec["parameters"]["preset"] == "paper"
     assert isinstance(rec["seconds"], (int, float)) and rec["seconds"] > 0
@@ -39,7 +39,7 @@ def test_result_schema(path):
     ids = [c["id"] for c in rec["claims"]]
     assert len(ids) == len(set(ids))
     for c in rec["claims"]:
-        assert tuple(c) == _runs.CLAIM_KEYS
+        assert tuple(c) == records.CLAIM_KEYS
         assert c["verdict"] in VERDICTS
         assert isinstance(c["statement"], str) and c["statement"]
         # the claim across the record's seeds: its verdict follows the majority rule

@@ -14,7 +14,9 @@ import sys
 import nbformat
 import pytest
 
-from lupikit import _runs
+from lupikit._book import records
+from lupikit._book.harness import kernel_environment
+from lupikit._book.sweep import plot_sweep, sweep_rows
 from lupikit.claims import read_claims
 from lupikit.cli import main, read_presets
 from local_cluster import local_cluster  # tests/ is on pytest's pythonpath
@@ -186,13 +188,12 @@ def test_sweep_records_failures_as_values_and_carries_on(toy, capsys):
 
 def test_sweep_plot_shows_the_threshold_and_the_outcomes(toy, tmp_path):
     pytest.importorskip("matplotlib")
-    from lupikit.cli import _plot_sweep
 
     out = toy / "sweep"
     assert cli(toy, "sweep", "toy/claims", "-p", "n", "5,10", "--out", str(out)) == 0
     executed = sorted((out / "runs").glob("*.ipynb"))
     runs = [({"n": n}, str(e), 1.0, "") for n, e in zip((5, 10), executed)]
-    rows = _runs.sweep_rows(runs)
+    rows = sweep_rows(runs)
     import matplotlib.pyplot as plt
 
     created = []
@@ -205,7 +206,7 @@ def test_sweep_plot_shows_the_threshold_and_the_outcomes(toy, tmp_path):
 
     plt.subplots = spy
     try:
-        _plot_sweep(runs, rows, "toy.mean", "n", [], tmp_path / "p.png")
+        plot_sweep(runs, rows, "toy.mean", "n", [], tmp_path / "p.png")
     finally:
         plt.subplots = original
     fig, ax = created[0]
@@ -258,7 +259,7 @@ def test_paper_results_have_the_schema_and_go_stale(toy, capsys):
     assert cli(toy, "paper", "--jobs", "2", "--results", str(results)) == 0
     for short in ("toy/claims", "toy/other"):
         rec = json.loads((results / f"{short}.json").read_text())
-        assert tuple(rec) == _runs.RESULT_KEYS
+        assert tuple(rec) == records.RESULT_KEYS
         # the values that ran: the paper preset sets n = 20 after the parameters cell (10)
         assert rec["parameters"]["preset"] == "paper" and rec["parameters"]["n"] == 20
         assert rec["parameters"]["threshold"] == 0.5 and rec["parameters"]["n_jobs"] == 1
@@ -273,7 +274,7 @@ def test_paper_results_have_the_schema_and_go_stale(toy, capsys):
     nb = nbformat.read(str(path), 4)
     nb.cells[0].source += "\n\nOne more sentence."
     nbformat.write(nb, str(path))
-    stale = {s: _runs.is_stale(_runs.read_paper_result(results, s), toy / "notebooks" / f"{s}.ipynb", s)
+    stale = {s: records.is_stale(records.read_paper_result(results, s), toy / "notebooks" / f"{s}.ipynb", s)
              for s in ("toy/claims", "toy/other")}
     assert stale == {"toy/claims": False, "toy/other": True}
 
@@ -289,9 +290,9 @@ def test_a_notebook_changed_during_its_paper_run_is_recorded_stale(toy):
     path = make_toy(toy, "toy/selfedit", cells=TOY + [edit])
     results = toy / "results"
     assert cli(toy, "paper", "toy/selfedit", "--results", str(results)) == 0
-    record = _runs.read_paper_result(results, "toy/selfedit")
+    record = records.read_paper_result(results, "toy/selfedit")
     assert "Edited during the run." in path.read_text()
-    assert _runs.is_stale(record, path, "toy/selfedit")
+    assert records.is_stale(record, path, "toy/selfedit")
 
 
 def test_unreachable_scheduler_is_a_clear_error(toy, capsys):
@@ -314,7 +315,6 @@ def test_joblib_loops_on_a_local_cluster_record_the_same_values(toy):
 
 def test_kernels_get_one_openmp_thread_when_several_run(tmp_path):
     """XGBoost (loaded after threadpoolctl runs) must not start a thread per core in each kernel."""
-    from lupikit._harness import kernel_environment
 
     env = kernel_environment(tmp_path, blas_threads=1, base={})
     assert env["LUPIKIT_BLAS_THREADS"] == "1" and env["OMP_NUM_THREADS"] == "1"
@@ -370,7 +370,7 @@ def test_paper_with_seeds_records_the_fraction_and_the_majority_verdict(toy, cap
     results = toy / "results"
     assert cli(toy, "paper", "toy/seeded", "--seeds", "5", "--results", str(results)) == 0
     rec = json.loads((results / "toy" / "seeded.json").read_text())
-    assert tuple(rec) == _runs.RESULT_KEYS
+    assert tuple(rec) == records.RESULT_KEYS
     # the seeds start at the notebook's own default (3)
     assert rec["seeds"] == [3, 4, 5, 6, 7] and rec["parameters"]["seed"] == 3
     four, three = rec["claims"]

@@ -1,4 +1,4 @@
-"""Verdicts across seeds (lupikit._seeds): the majority rule and the spread of values."""
+"""Verdicts across seeds (lupikit._book.seeds): the majority rule and the spread of values."""
 
 import math
 import statistics
@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lupikit._seeds import MAJORITY, aggregate_claims, majority_verdict, seed_runs
+from lupikit._book.seeds import MAJORITY, aggregate_claims, majority_verdict, seed_runs
 
 
 def _claim(claim_id, value, holds, verdict="direction", **extra):

@@ -1,14 +1,14 @@
 """Soft asserts: under ``LUPIKIT_SOFT_ASSERTS`` a notebook's failed ``assert`` is recorded, not raised.
 
 ``lupikit run`` and ``sweep`` set it so that every claim after a failed
-assertion of the notebook's own code is still evaluated (lupikit._harness).
+assertion of the notebook's own code is still evaluated (lupikit._book.harness).
 """
 
 import nbformat
 import pytest
 
-from lupikit import _runs
-from lupikit._harness import kernel_environment
+from lupikit._book.execute import execute
+from lupikit._book.harness import kernel_environment, read_failed_asserts
 from lupikit.claims import read_claims
 
 CELLS = [
@@ -40,9 +40,9 @@ def harness(tmp_path, monkeypatch):
 def test_failed_asserts_are_recorded_and_the_run_goes_on(harness, monkeypatch):
     monkeypatch.setenv("LUPIKIT_SOFT_ASSERTS", "1")
     src = _notebook(harness / "soft.ipynb")
-    seconds, error = _runs.execute(src, harness / "out.ipynb", {})
+    seconds, error = execute(src, harness / "out.ipynb", {})
     assert error is None
-    failed = _runs.read_failed_asserts(harness / "out.ipynb")
+    failed = read_failed_asserts(harness / "out.ipynb")
     # the message is evaluated only for a failure; asserts inside functions of the cells count too
     assert failed == [
         {"cell": 2, "check": "x > 5", "message": "x is only 3"},
@@ -55,7 +55,7 @@ def test_failed_asserts_are_recorded_and_the_run_goes_on(harness, monkeypatch):
 def test_without_the_flag_an_assert_stops_the_run(harness, monkeypatch):
     monkeypatch.delenv("LUPIKIT_SOFT_ASSERTS", raising=False)
     src = _notebook(harness / "hard.ipynb")
-    seconds, error = _runs.execute(src, harness / "out.ipynb", {})
+    seconds, error = execute(src, harness / "out.ipynb", {})
     assert error is not None and error.startswith("AssertionError") and "x is only 3" in error
     assert read_claims(harness / "out.ipynb") == []
-    assert _runs.read_failed_asserts(harness / "out.ipynb") == []
+    assert read_failed_asserts(harness / "out.ipynb") == []

@@ -2,7 +2,7 @@
 
 sphinx-proof registers its nodes (propositions, proofs, definitions) for the
 ``html`` builder only, so ``jupyter-book build --builder singlehtml`` (which
-``tools/build_book.py pdf`` prints to PDF) stops at the first proposition.
+``python -m lupikit._book pdf`` prints to PDF) stops at the first proposition.
 The single-page builder is an HTML builder, so the same visitors are right.
 
 Sphinx also decides per page whether to load MathJax, from the page's own

@@ -18,10 +18,8 @@ hyperparameters, and assert what must always hold:
 Profiles: ``tests/conftest.py`` (``LUPIKIT_HYPOTHESIS=slow`` for many more).
 """
 
-import importlib.util
 import math
 import warnings
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -36,21 +34,12 @@ from lupikit.oblivious import (
     manifold_distance,
     manifold_projection,
 )
+from oblivious_reference import algorithm1_loop
 from properties import examples
 
 pytestmark = pytest.mark.property
 
 
-def _load_test_kernel():
-    # the loop reference of Algorithm 1 lives in test_kernel.py (import mode importlib)
-    spec = importlib.util.spec_from_file_location(
-        "_oblivious_test_kernel", Path(__file__).with_name("test_kernel.py"))
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-algorithm1_loop = _load_test_kernel().algorithm1_loop
 
 COLUMN_KINDS = ["normal", "normal", "scaled", "collinear", "constant", "integer", "onehot"]
 PSD_KERNELS = ["rbf", "linear", "poly", "laplacian"]

@@ -98,7 +98,7 @@ def _raise(*args, **kwargs):
 @pytest.mark.parametrize("est", ESTIMATORS, ids=_id)
 def test_interior_point_phase_that_raises_falls_back_to_smo(est, data, reference, ipm_now,
                                                              monkeypatch):
-    monkeypatch.setattr(smo_module, "_interior_point", _raise)
+    monkeypatch.setattr(smo_module, "interior_point", _raise)
     est = _fit_exact(est, data, reference)
     assert est.fallbacks_["interior_point"] == len(est.dual_problems_)
 
@@ -111,7 +111,7 @@ def test_interior_point_phase_that_raises_falls_back_to_smo(est, data, reference
 def test_interior_point_phase_returning_garbage_falls_back_to_smo(est, garbage, data,
                                                                   reference, ipm_now,
                                                                   monkeypatch):
-    true_ipm = smo_module._interior_point
+    true_ipm = smo_module.interior_point
 
     def garbage_ipm(P, q, lo, hi, A, b, **kwargs):
         z, sl, wl, su, wu, it = true_ipm(P, q, lo, hi, A, b, **kwargs)
@@ -126,7 +126,7 @@ def test_interior_point_phase_returning_garbage_falls_back_to_smo(est, garbage, 
             wl = wl * rng.integers(0, 2, wl.size)
         return z, sl, wl, su, wu, it
 
-    monkeypatch.setattr(smo_module, "_interior_point", garbage_ipm)
+    monkeypatch.setattr(smo_module, "interior_point", garbage_ipm)
     est = _fit_exact(est, data, reference)
     assert est.fallbacks_["interior_point"] >= 1
 
@@ -160,7 +160,7 @@ def test_smo_result_counts_its_fallbacks(monkeypatch):
     ref = smo_solve(P, q, 0.0, 1.0, tol=1e-10)
     assert ref.fallbacks == {"interior_point": 0, "active_set": 0}
     monkeypatch.setattr(smo_module, "_IPM_SHARE", 0.0)
-    monkeypatch.setattr(smo_module, "_interior_point", _raise)
+    monkeypatch.setattr(smo_module, "interior_point", _raise)
     monkeypatch.setattr(smo_module._SMOState, "subspace_step", _raise)
     res = smo_solve(P, q, 0.0, 1.0, tol=1e-10)
     assert res.fallbacks == {"interior_point": 1, "active_set": 1}

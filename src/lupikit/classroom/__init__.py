@@ -15,17 +15,45 @@ source:
 * :func:`make_pack` writes the zip to hand out: the student notebooks, the
   data they need, the student PDF, pinned requirements and a README.
 
-The command line is ``lupikit classroom build|grade|pack``. This package
-imports no part of the library.
+The command line is ``lupikit classroom build|grade|check|pack``
+(:mod:`lupikit.cli.classroom`). The kernel side of the grader is
+:mod:`lupikit.classroom._answers` (NumPy only). The names above are imported
+on first use: importing a submodule pulls in nbgrader only where the student
+edition is made. This package imports no part of the library and nothing of
+the book's machinery.
 """
 
-from ._check import check_exercise_notebook
-from ._editions import Editions, build_editions, find_leaks, solution_texts
-from ._grade import GradeReport, grade_submissions
-from ._markup import Question, is_exercise_notebook, read_questions, strip_solution_blocks, student_notebook
-from ._pack import make_pack, pinned_requirements
-from ._variants import read_roster, variant_for
-from ._written import written_exercises
+import importlib
+
+#: where each public name lives: a submodule is imported when a name of it is first used, so
+#: that the grader's kernels (:mod:`._answers`) and the book's pages (:mod:`._markup`,
+#: :mod:`._written`) load neither nbgrader nor nbclient
+_HOMES = {
+    "check_exercise_notebook": "_check",
+    "Editions": "_editions", "build_editions": "_editions", "find_leaks": "_editions",
+    "solution_texts": "_editions",
+    "GradeReport": "_grade", "grade_submissions": "_grade",
+    "Question": "_markup", "read_questions": "_markup", "strip_solution_blocks": "_markup",
+    "student_notebook": "_markup",
+    "is_exercise_notebook": "_notebooks",
+    "make_pack": "_pack", "pinned_requirements": "_pack",
+    "read_roster": "_variants", "variant_for": "_variants",
+    "written_exercises": "_written",
+}
+
+
+def __getattr__(name):
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{home}"), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_HOMES))
+
 
 __all__ = [
     "Editions",

@@ -5,11 +5,11 @@ For one student and one notebook:
 1. the submission is executed in a fresh kernel, at the student's variant,
    with a time limit for the whole notebook; errors do not stop it; each
    graded cell is replaced by a call that saves the answers it names
-   (:func:`lupikit._answers.save`);
+   (:func:`lupikit.classroom._answers.save`);
 2. the instructor's notebook is executed at the same variant in another
    kernel, each graded cell running its public and hidden tests on the
    student's answers in place of the reference ones
-   (:func:`lupikit._answers.check`).
+   (:func:`lupikit.classroom._answers.check`).
 
 A submission that is missing, not valid JSON, that raises, runs past the
 limit, kills its kernel or lost a graded cell costs the questions it breaks,
@@ -31,15 +31,18 @@ from nbclient import NotebookClient
 from nbclient.exceptions import CellTimeoutError, DeadKernelError
 from tqdm.auto import tqdm
 
+from . import _answers
 from ._markup import read_questions, set_parameter
 from ._variants import check_student_id, read_roster, variant_for
 
 __all__ = ["GradeReport", "grade_submissions"]
 
-_CAPTURE = ("from lupikit import _answers as __lupikit_answers\n"
-            "__lupikit_answers.save({question!r}, {names!r}, globals(), {folder!r})")
-_CHECK = ("from lupikit import _answers as __lupikit_answers\n"
-          "__lupikit_answers.check({question!r}, {names!r}, {code!r}, globals(), {folder!r}, {results!r})")
+# The graded cells are replaced by calls of the kernel-side module (:mod:`._answers`), named
+# from the module itself so that a rename cannot leave a stale import in the kernels' code.
+_IMPORT_ANSWERS = f"import {_answers.__name__} as __lupikit_answers\n"
+_CAPTURE = _IMPORT_ANSWERS + "__lupikit_answers.save({question!r}, {names!r}, globals(), {folder!r})"
+_CHECK = (_IMPORT_ANSWERS
+          + "__lupikit_answers.check({question!r}, {names!r}, {code!r}, globals(), {folder!r}, {results!r})")
 
 
 class GradeReport(dict):

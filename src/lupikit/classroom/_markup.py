@@ -19,8 +19,8 @@ also an nbgrader ``source/`` notebook:
   last paragraph of the solution, starting with ``**Rubric**``.
 
 The student edition drops every solution, hidden test, mark scheme and
-``{solution}`` block, and every output. This module imports no part of the
-library.
+``{solution}`` block, and every output; only making it loads nbgrader. This
+module imports no part of the library.
 """
 
 import copy
@@ -28,9 +28,7 @@ import keyword
 import re
 
 import nbformat
-from nbgrader.preprocessors import ClearHiddenTests, ClearMarkScheme, ClearOutput, ClearSolutions, LockCells
-
-from .._notebook_paths import EXERCISE_PREFIX, is_exercise_notebook
+from ._notebooks import EXERCISE_PREFIX, is_exercise_notebook
 
 __all__ = [
     "EXERCISE_PREFIX",
@@ -199,7 +197,10 @@ def set_parameter(nb, name, value, comment):
 
 
 def _nbgrader_preprocessors():
-    # nbgrader's own preprocessors: the student edition is what `nbgrader generate_assignment` makes
+    # nbgrader's own preprocessors: the student edition is what `nbgrader generate_assignment` makes;
+    # imported here, so that reading the markup (the book's pages, the grader) does not load nbgrader
+    from nbgrader.preprocessors import ClearHiddenTests, ClearMarkScheme, ClearOutput, ClearSolutions, LockCells
+
     return [ClearSolutions(), ClearHiddenTests(), ClearMarkScheme(), ClearOutput(), LockCells()]
 
 

@@ -92,6 +92,12 @@ def _run_chunk(c, lp, tasks, budget, handle=None, screen_below=None):
     return c, values, screened, (0 if progress is None else progress.shown), own.engine
 
 
+def _normalised(values, scale):
+    """``values`` divided by ``scale``, with values up to 1e-11 set to 0 (NaN stays NaN)."""
+    values = np.asarray(values, dtype=float) / scale
+    return np.where(values <= 1e-11, 0.0, values)
+
+
 class FeatureRelevanceBounds(SelectorMixin, BaseEstimator):
     r"""All-relevant feature selection by relevance intervals (ordinal or regression).
 
@@ -391,11 +397,44 @@ class FeatureRelevanceBounds(SelectorMixin, BaseEstimator):
             the bounds and classes depend on those tolerances. Standardise the
             features (or lower C).
         """
+        C_grid, gamma_grid = self._check_grids()
+        X, Xs, classes, yb, y_lab, epsilon = self._check_data(X, y, privileged_features)
+        rng = check_random_state(self.random_state)
+        fallbacks = Counter()
+        gamma = self._choose_C_gamma(X, y_lab, Xs, C_grid, gamma_grid, epsilon, rng, fallbacks)
+        lp, budget = self._fit_optimum(X, yb, Xs, classes, epsilon, gamma)
+        tasks, n_real = self._relevance_tasks(X, Xs, lp, rng)
+        scale = self._bound_scale(Xs)
+        real, probe, flags = self._solve_bounds(lp, tasks, n_real, budget, scale, fallbacks)
+        self._record_solves(lp, fallbacks, flags, X.shape[1])
+        self._classify(real, probe, X.shape[1], Xs)
+        return self
+
+    # the stages of fit, in their order
+    def _check_grids(self):
+        """The candidate grids ``(C_grid, gamma_grid)``, checked (None where not given)."""
         C_grid = None if self.C_grid is None else _check_grid(self.C_grid, "C_grid")
         gamma_grid = None if self.gamma_grid is None else _check_grid(self.gamma_grid,
                                                                        "gamma_grid")
-        regression = self.problem == "regression"
-        if regression:
+        return C_grid, gamma_grid
+
+    def _check_data(self, X, y, privileged_features):
+        """Check the data of ``fit``.
+
+        Returns
+        -------
+        X, Xs : ndarray
+            The regular and the privileged features (``Xs`` None without them).
+        classes : ndarray or None
+            The ordinal labels (None for regression).
+        yb : ndarray
+            The target of the LP: label indices, or the regression's values.
+        y_lab : ndarray
+            The target of the cross-validation: the labels, or the values.
+        epsilon : float or None
+            The regression's tube half-width (None for the ordinal model).
+        """
+        if self.problem == "regression":
             X, yb, Xs = check_regression_inputs(self, X, y, privileged_features)
             classes, y_lab, epsilon = None, yb, float(self.epsilon)
         else:
@@ -405,9 +444,11 @@ class FeatureRelevanceBounds(SelectorMixin, BaseEstimator):
             raise ValueError(
                 "solver='dual' covers the plain model only; with privileged_features "
                 "use solver='auto' or 'primal'.")
-        rng = check_random_state(self.random_state)
-        fallbacks = Counter()
+        return X, Xs, classes, yb, y_lab, epsilon
 
+    def _choose_C_gamma(self, X, y_lab, Xs, C_grid, gamma_grid, epsilon, rng, fallbacks):
+        """Set ``C_``, ``gamma_`` and ``cv_scores_``, cross-validating what is not given;
+        return the gamma of the model's LP (1 without privileged features)."""
         grid = C_GRID if C_grid is None else tuple(C_grid)
         if self.C is not None:
             grid = (float(self.C),)
@@ -427,8 +468,19 @@ class FeatureRelevanceBounds(SelectorMixin, BaseEstimator):
                 self.C_, self.cv_scores_ = float(self.C), None
         if self.C is not None:
             self.C_ = float(self.C)
-        gamma = 1.0 if self.gamma_ is None else self.gamma_
+        return 1.0 if self.gamma_ is None else self.gamma_
 
+    def _fit_optimum(self, X, yb, Xs, classes, epsilon, gamma):
+        """Solve the optimal model: set ``estimator_``, ``mu_`` and ``budget_``.
+
+        Returns
+        -------
+        lp : OrdinalLP
+            The model's LP, with a probe slot.
+        budget : float
+            The budget of the relevance LPs (LP units).
+        """
+        regression = classes is None
         lp = OrdinalLP(X, yb, 2 if regression else classes.size, self.C_, self.constraints,
                        X_star=Xs, gamma=gamma, probe=True, solver=self.solver, epsilon=epsilon)
         if regression:
@@ -445,7 +497,19 @@ class FeatureRelevanceBounds(SelectorMixin, BaseEstimator):
         self._model_data = dict(X=X, y=yb, n_bins=2 if regression else classes.size, C=self.C_,
                                 constraints=self.constraints, X_star=Xs, gamma=gamma,
                                 epsilon=epsilon)
+        return lp, budget
 
+    def _relevance_tasks(self, X, Xs, lp, rng):
+        """The relevance LPs to solve, and set ``n_lps_``.
+
+        Returns
+        -------
+        tasks : list of RelevanceTask
+            The (minrel, maxrel) pairs of the regular features, of the privileged
+            ones, then of the regular probes and of the privileged probes.
+        n_real : int
+            How many of them are features' (not probes').
+        """
         d, p_ = X.shape[1], (0 if Xs is None else Xs.shape[1])
         tasks = [RelevanceTask(kind, j) for j in range(d) for kind in ("min", "max")]
         tasks += [RelevanceTask(kind, k) for k in range(p_) for kind in ("pmin", "pmax")]
@@ -457,7 +521,10 @@ class FeatureRelevanceBounds(SelectorMixin, BaseEstimator):
         # LP count: minrel 1, maxrel 2 (regular) / 4 (privileged) each
         per = {"min": 1, "max": 2, "pmin": 1, "pmax": 4}
         self.n_lps_ = int(sum(per[t.kind] for t in tasks))
+        return tasks, n_real
 
+    def _bound_scale(self, Xs):
+        """Set ``scale_`` and return it: the optimal model's L1 norm (1 if it is 0)."""
         w_l1 = np.abs(self.estimator_.coef_).sum()
         if Xs is not None:
             w_l1 += np.abs(self.estimator_.coef_privileged_).sum()
@@ -465,41 +532,56 @@ class FeatureRelevanceBounds(SelectorMixin, BaseEstimator):
             warnings.warn(
                 "The optimal model has all weights zero (C too small for the scale of the "
                 "features?); relevance bounds are reported unnormalised.", UserWarning,
-                stacklevel=3)  # the caller of fit (behind _fit_context's wrapper)
+                stacklevel=4)  # the caller of fit (behind _fit_context's wrapper)
             w_l1 = 1.0
         self.scale_ = float(w_l1)
+        return w_l1
 
-        def normalised(values):
-            values = np.asarray(values, dtype=float) / w_l1
-            return np.where(values <= 1e-11, 0.0, values)  # NaN stays NaN
+    def _solve_bounds(self, lp, tasks, n_real, budget, scale, fallbacks):
+        """Solve the relevance LPs (screening if it applies, see ``_screens``).
 
-        screening = self._screens(lp, d)
+        Returns
+        -------
+        real, probe : ndarray
+            The normalised values of the features' and of the probes' tasks.
+        flags : list of bool
+            Whether each feature's task was screened.
+        """
+        screening = self._screens(lp, lp.d)  # (lp.d: the regular features)
         self._failed_probes = set()
         if screening:
-            # the probes first: their noise threshold decides which features need an
-            # exact maxrel (see screened_)
-            probe, _ = self._solve_all(lp, tasks[n_real:], budget, fallbacks)
-            probe = normalised(probe)
-            m = self.n_permutations
-            maxima = probe[1:2 * m:2]
-            threshold = None  # (too few feasible probes: the exact bounds, and fit raises)
-            if np.count_nonzero(~np.isnan(maxima)) >= 2:
-                high = prediction_interval(maxima, self.p)[1]
-                # certified below the threshold that classify_relevance applies (LP units)
-                threshold = (high + TOL) * w_l1 * (1.0 - 1e-9)
-            real, flags = self._solve_all(lp, tasks[:n_real], budget, fallbacks,
-                                          screen_below=threshold)
-            real = normalised(real)
-        else:
-            values, flags = self._solve_all(lp, tasks, budget, fallbacks)
-            values = normalised(values)
-            real, probe = values[:n_real], values[n_real:]
+            return self._solve_screened(lp, tasks, n_real, budget, scale, fallbacks)
+        values, flags = self._solve_all(lp, tasks, budget, fallbacks)
+        values = _normalised(values, scale)
+        return values[:n_real], values[n_real:], flags
+
+    def _solve_screened(self, lp, tasks, n_real, budget, scale, fallbacks):
+        """:meth:`_solve_bounds` with screening: the probes first, since their noise
+        threshold decides which features need an exact maxrel (see screened_)."""
+        probe, _ = self._solve_all(lp, tasks[n_real:], budget, fallbacks)
+        probe = _normalised(probe, scale)
+        m = self.n_permutations
+        maxima = probe[1:2 * m:2]
+        threshold = None  # (too few feasible probes: the exact bounds, and fit raises)
+        if np.count_nonzero(~np.isnan(maxima)) >= 2:
+            high = prediction_interval(maxima, self.p)[1]
+            # certified below the threshold that classify_relevance applies (LP units)
+            threshold = (high + TOL) * scale * (1.0 - 1e-9)
+        real, flags = self._solve_all(lp, tasks[:n_real], budget, fallbacks,
+                                      screen_below=threshold)
+        return _normalised(real, scale), probe, flags
+
+    def _record_solves(self, lp, fallbacks, flags, d):
+        """Set ``fallbacks_``, ``n_probes_failed_``, ``screened_`` and ``n_screened_``."""
         fallbacks.update(lp.engine.fallbacks)  # the model's own solves
         self.fallbacks_ = {key: int(fallbacks[key]) for key in FALLBACKS}
         self.n_probes_failed_ = len(self._failed_probes)
         self.screened_ = np.array([flags[2 * j + 1] for j in range(d)], dtype=bool)
         self.n_screened_ = int(self.screened_.sum())
 
+    def _classify(self, real, probe, d, Xs):
+        """Set the intervals, the probes' values, their noise intervals and the classes,
+        of the regular features and of the privileged ones (None without them)."""
         self.interval_ = real[: 2 * d].reshape(d, 2)
         m = self.n_permutations
         self.probe_values_ = {"min": probe[0:2 * m:2], "max": probe[1:2 * m:2]}
@@ -507,7 +589,7 @@ class FeatureRelevanceBounds(SelectorMixin, BaseEstimator):
         self.relevance_classes_ = classify_relevance(
             self.interval_, self.prediction_intervals_["min"], self.prediction_intervals_["max"])
         if Xs is not None:
-            self.interval_privileged_ = real[2 * d:].reshape(p_, 2)
+            self.interval_privileged_ = real[2 * d:].reshape(Xs.shape[1], 2)
             self.probe_values_privileged_ = {
                 "min": probe[2 * m::2], "max": probe[2 * m + 1::2]}
             self.prediction_intervals_privileged_ = self._intervals(
@@ -520,7 +602,6 @@ class FeatureRelevanceBounds(SelectorMixin, BaseEstimator):
             self.probe_values_privileged_ = None
             self.prediction_intervals_privileged_ = None
             self.relevance_classes_privileged_ = None
-        return self
 
     def _warn_if_beyond_tolerances(self, X, Xs, gamma):
         """Warn if the optimal model's L1 penalty is lost in the LP solver's tolerances.
@@ -547,7 +628,7 @@ class FeatureRelevanceBounds(SelectorMixin, BaseEstimator):
                 "outside what the LP solver's tolerances (about 1e-7) handle, so the "
                 "relevance bounds and classes depend on those tolerances, not on the data. "
                 "Standardise the features (e.g. sklearn.preprocessing.StandardScaler) or "
-                "lower C.", UserWarning, stacklevel=4)
+                "lower C.", UserWarning, stacklevel=5)  # fit's caller (via _fit_optimum)
 
     def _screens(self, lp, d):
         """Whether this fit screens features (see the ``screening`` parameter)."""
@@ -582,13 +663,13 @@ class FeatureRelevanceBounds(SelectorMixin, BaseEstimator):
             warnings.warn(
                 f"{dropped - failed} of {pop['max'].size} {which} probes were infeasible "
                 "(their feature cannot be replaced by noise within the budget) and were "
-                "dropped.", UserWarning, stacklevel=4)
+                "dropped.", UserWarning, stacklevel=5)  # fit's caller (via _classify)
         if failed:
             warnings.warn(
                 f"{failed} of {pop['max'].size} {which} probes were dropped because HiGHS "
                 "could not decide their LP (numerical difficulties cold, by interior "
                 "point and at tight tolerances; see n_probes_failed_). Standardising the "
-                "features usually avoids this.", UserWarning, stacklevel=4)
+                "features usually avoids this.", UserWarning, stacklevel=5)  # (as above)
         return out
 
     def _solve_all(self, lp, tasks, budget, fallbacks, screen_below=None):

@@ -611,8 +611,6 @@ class DualPath:
         a certificate below ``beat``, where ``value`` is then the feasible lower end
         (``report="lower"``) or the certified upper bound (``"upper"``) of the
         maximum; ``(None, False)`` if the search fails."""
-        h = self.h
-        lo, hi = self.lo[j], self.hi[j]
         if self.model is None:  # pragma: no cover - the model LP was solved before
             return None, False
         added = self.pos[j] < 0
@@ -621,99 +619,198 @@ class DualPath:
             f0, w0 = self.model
             if f0 > budget * (1 + 1e-12):  # pragma: no cover - the budget holds the optimum
                 return None, False
-            # p1: the best point known within the budget, first the optimal model (with an
-            # appended probe's weight at 0); p2: a point beyond the budget
-            p1, p2 = (f0, s * w0[j]), None
-            h.setBasis(self.base_basis)
-            hint = self.tau_hint[s] or 10.0
-            last = self.last_exact
-            if last is not None and last[0] == j and last[1] is self.probe_key:
-                # the same column's other sign: its multiplier lies closer than the
-                # last bound's of this sign (another column, maybe of another kind);
-                # a little below it, where the dual simplex needs fewer pivots from the
-                # optimal model's basis and the bound mostly certifies all the same
-                hint = SECOND_SIGN_START * last[2]
-            if start is not None:
-                hint = start
-            tau, step = hint, BRACKET_STEP
-            good = bad = None  # largest tau within the budget, smallest tau beyond it
-            last_point = None  # (tau, f) of the last bracketing evaluation with a maximiser
-            for _ in range(self.max_evaluations):
-                self._set_row_bounds(j, s * tau + lo, s * tau + hi)
-                point = self._evaluate(j, s * tau)
-                if beat is not None and point is not None:
-                    f, t = point[0], s * point[1][j]
-                    upper = (budget + tau * t - point[0]) / tau
-                    lower = max(p1[1], t) if f <= budget else p1[1]
-                    if upper < beat - 1e-9 * max(1.0, abs(beat)) and lower >= 0:
-                        checked = self._confirm(j, s * tau, point)
-                        # the certified bound: F(tau) <= rhs.u for the checked multipliers
-                        # u of this solve (the maximiser's tau t - f bounds F from below)
-                        bound = (budget + self.margin_rhs @ self._u[: self.R]) / tau
-                        if checked is point and bound < beat - 1e-9 * max(1.0, abs(beat)):
-                            self.stopped_at = tau
-                            return (bound if report == "upper" else lower), True
-                        if checked is None:  # pragma: no cover - HiGHS failed twice
-                            return None, False
-                        point = checked  # HiGHS' answer was wrong: go on with the right one
-                if p2 is None or good is None:
-                    # bracketing, from the last bound's tau in steps that square each time
-                    if point is None:  # F(tau) unbounded: tau is too large
-                        bad = tau if bad is None else min(bad, tau)
-                        if good is not None and bad < good * (1 + 1e-3):
-                            # the frontier ends in a ray within the budget (e.g. a
-                            # constant column, free up to the budget): the primal decides
-                            return None, False
-                        tau = np.sqrt(good * bad) if good is not None else tau / step
-                        step *= step
-                        continue
-                    f, t = point[0], s * point[1][j]
-                    factor = self._bracket_factor(tau, f, budget, last_point, step)
-                    last_point = (tau, f)
-                    if f <= budget:
-                        if t >= p1[1]:
-                            p1 = (f, t)
-                        good = tau
-                        if p2 is None:
-                            tau = tau * factor if bad is None else np.sqrt(tau * bad)
-                            step *= step
-                            continue
-                    else:
-                        if p2 is None or f < p2[0]:
-                            p2 = (f, t)
-                        bad = tau if bad is None else min(bad, tau)
-                        if good is None:
-                            tau *= factor
-                            step *= step
-                            if tau > 1e-12 * hint:
-                                continue
-                            good = 0.0  # pragma: no cover - p1 stays the optimal model
-                else:
-                    if point is None:  # pragma: no cover - tau lies below a known maximiser's
-                        return None, False
-                    t = s * point[1][j]
-                    gain, chord = tau * t - point[0], tau * p1[1] - p1[0]
-                    tol = 1e-10 * max(1.0, abs(chord))
-                    if gain <= chord + tol:
-                        checked = self._confirm(j, s * tau, point)
-                        if checked is None:  # pragma: no cover - HiGHS failed twice
-                            return None, False
-                        if checked is not point:  # HiGHS' answer was wrong: the right one
-                            point, t = checked, s * checked[1][j]
-                            gain = tau * t - point[0]
-                        if gain <= chord + tol:
-                            self.tau_hint[s] = tau
-                            self.last_exact = (j, self.probe_key, tau)
-                            return (p1[1] + (p2[1] - p1[1]) * (budget - p1[0]) / (p2[0] - p1[0]),
-                                    False)
-                    if point[0] <= budget:
-                        p1 = (point[0], t)
-                    else:
-                        p2 = (point[0], t)
-                slope = (p2[1] - p1[1]) / (p2[0] - p1[0])
-                if not slope > 0:  # pragma: no cover - numerical trouble: let the primal decide
-                    return None, False
-                tau = 1.0 / slope
-            return None, False
+            # the best point within the budget: first the optimal model (with an appended
+            # probe's weight at 0)
+            search = _Search((f0, s * w0[j]), self._start_tau(j, s, start))
+            self.h.setBasis(self.base_basis)
+            return self._evaluations(j, s, budget, beat, report, search)
         finally:
             self._release_row(j, added)
+
+    def _start_tau(self, j, s, start):
+        """The multiplier a search starts from: ``start`` if given; else for the same
+        column's other sign a little below that sign's final multiplier (it lies closer
+        than the last bound's of this sign, of another column, maybe of another kind,
+        and there the dual simplex needs fewer pivots from the optimal model's basis
+        while the bound mostly certifies all the same); else the last bound's of this
+        sign (10 for the first)."""
+        if start is not None:
+            return start
+        last = self.last_exact
+        if last is not None and last[0] == j and last[1] is self.probe_key:
+            return SECOND_SIGN_START * last[2]
+        return self.tau_hint[s] or 10.0
+
+    def _evaluations(self, j, s, budget, beat, report, search):
+        """The evaluations of a search (at most ``max_evaluations``): bracketing the
+        budget, then closing on the chord; returns what :meth:`_search` returns."""
+        for _ in range(self.max_evaluations):
+            point = self._evaluate_at(j, s, search.tau)
+            if beat is not None and point is not None:
+                point, answer = self._stop_below(j, s, budget, beat, report, search, point)
+                if answer is not None:
+                    return answer
+            if search.bracketing:
+                answer = self._bracket_step(j, s, budget, search, point)
+            else:
+                answer = self._chord_step(j, s, budget, search, point)
+            if answer is not None:
+                return answer
+            if search.bracketing:
+                continue
+            slope = (search.p2[1] - search.p1[1]) / (search.p2[0] - search.p1[0])
+            if not slope > 0:  # pragma: no cover - numerical trouble: let the primal decide
+                return None, False
+            search.tau = 1.0 / slope
+        return None, False
+
+    def _evaluate_at(self, j, s, tau):
+        """The maximiser ``(f, w)`` of the dual tilted by ``s * tau`` on row ``j``, or
+        None (``F(tau)`` unbounded)."""
+        self._set_row_bounds(j, s * tau + self.lo[j], s * tau + self.hi[j])
+        return self._evaluate(j, s * tau)
+
+    def _stop_below(self, j, s, budget, beat, report, search, point):
+        """The stop at a certificate below ``beat`` (see :meth:`max_signed`).
+
+        Returns ``(point, answer)``: ``answer`` is the search's answer if the
+        evaluation at ``search.tau`` (checked) bounds the maximum below ``beat``
+        while a feasible value of at least 0 is known, or ``(None, False)`` if
+        HiGHS failed twice; else None, and ``point`` the maximiser to go on
+        with (the checked one if HiGHS' answer was wrong).
+        """
+        tau, p1 = search.tau, search.p1
+        f, t = point[0], s * point[1][j]
+        upper = (budget + tau * t - point[0]) / tau
+        lower = max(p1[1], t) if f <= budget else p1[1]
+        if not (upper < beat - 1e-9 * max(1.0, abs(beat)) and lower >= 0):
+            return point, None
+        checked = self._confirm(j, s * tau, point)
+        # the certified bound: F(tau) <= rhs.u for the checked multipliers u of this
+        # solve (the maximiser's tau t - f bounds F from below)
+        bound = (budget + self.margin_rhs @ self._u[: self.R]) / tau
+        if checked is point and bound < beat - 1e-9 * max(1.0, abs(beat)):
+            self.stopped_at = tau
+            return point, ((bound if report == "upper" else lower), True)
+        if checked is None:  # pragma: no cover - HiGHS failed twice
+            return None, (None, False)
+        return checked, None  # HiGHS' answer was wrong: go on with the right one
+
+    def _bracket_step(self, j, s, budget, search, point):
+        """One step of the bracketing, from the start multiplier in steps that square
+        each time, until a maximiser beyond the budget and a multiplier within it are
+        known; returns ``(None, False)`` if the frontier ends in a ray, else None."""
+        if point is None:  # F(tau) unbounded: tau is too large
+            return search.unbounded()
+        f, t = point[0], s * point[1][j]
+        factor = self._bracket_factor(search.tau, f, budget, search.last_point, search.step)
+        search.last_point = (search.tau, f)
+        if f <= budget:
+            search.within(f, t, factor)
+        else:
+            search.beyond(f, t, factor)
+        return None
+
+    def _chord_step(self, j, s, budget, search, point):
+        """One evaluation on the chord of the bracket ends: the exact answer (the
+        chord's value at the budget) if the maximiser at ``search.tau`` lies on or
+        below the chord, checked; else None, the maximiser replacing the bracket end
+        on its side of the budget."""
+        if point is None:  # pragma: no cover - tau lies below a known maximiser's
+            return None, False
+        tau, p1, p2 = search.tau, search.p1, search.p2
+        t = s * point[1][j]
+        gain, chord = tau * t - point[0], tau * p1[1] - p1[0]
+        tol = 1e-10 * max(1.0, abs(chord))
+        if gain <= chord + tol:
+            point = self._confirm(j, s * tau, point)
+            if point is None:  # pragma: no cover - HiGHS failed twice
+                return None, False
+            t = s * point[1][j]  # (HiGHS' answer may have been wrong: the right one)
+            if tau * t - point[0] <= chord + tol:
+                self.tau_hint[s] = tau
+                self.last_exact = (j, self.probe_key, tau)
+                return p1[1] + (p2[1] - p1[1]) * (budget - p1[0]) / (p2[0] - p1[0]), False
+        if point[0] <= budget:
+            search.p1 = (point[0], t)
+        else:
+            search.p2 = (point[0], t)
+        return None
+
+
+class _Search:
+    """The state of one search of :meth:`DualPath._search`.
+
+    Parameters
+    ----------
+    p1 : tuple
+        The best point ``(f, t)`` known within the budget to start from.
+    hint : float
+        The multiplier the search starts from.
+
+    Attributes
+    ----------
+    p1, p2 : tuple or None
+        The best point ``(f, t)`` known within the budget, and the point beyond it
+        nearest to the budget (None until one is known).
+    tau : float
+        The multiplier of the next evaluation.
+    step : float
+        The bracketing's largest factor (squared after every step).
+    good, bad : float or None
+        The largest multiplier known whose maximiser lies within the budget, and
+        the smallest one whose maximiser lies beyond it (or whose ``F`` is unbounded).
+    last_point : tuple or None
+        ``(tau, f)`` of the last bracketing evaluation with a maximiser.
+    hint : float
+        The multiplier the search started from.
+    """
+
+    __slots__ = ("p1", "p2", "tau", "step", "good", "bad", "last_point", "hint")
+
+    def __init__(self, p1, hint):
+        self.p1, self.p2 = p1, None
+        self.hint = self.tau = hint
+        self.step = BRACKET_STEP
+        self.good = self.bad = None
+        self.last_point = None
+
+    @property
+    def bracketing(self):
+        """Whether the budget is not bracketed yet (no point beyond it, or no
+        multiplier within it known)."""
+        return self.p2 is None or self.good is None
+
+    def unbounded(self):
+        """After an evaluation whose ``F(tau)`` is unbounded (``tau`` too large): a
+        smaller ``tau``; ``(None, False)`` if the frontier ends in a ray within the
+        budget (e.g. a constant column, free up to the budget: the primal decides),
+        else None."""
+        self.bad = self.tau if self.bad is None else min(self.bad, self.tau)
+        if self.good is not None and self.bad < self.good * (1 + 1e-3):
+            return None, False
+        self.tau = np.sqrt(self.good * self.bad) if self.good is not None else self.tau / self.step
+        self.step *= self.step
+        return None
+
+    def within(self, f, t, factor):
+        """After a maximiser ``(f, t)`` within the budget: the best point, and, with no
+        point beyond the budget yet, a larger ``tau``."""
+        if t >= self.p1[1]:
+            self.p1 = (f, t)
+        self.good = self.tau
+        if self.p2 is None:
+            self.tau = self.tau * factor if self.bad is None else np.sqrt(self.tau * self.bad)
+            self.step *= self.step
+
+    def beyond(self, f, t, factor):
+        """After a maximiser ``(f, t)`` beyond the budget: the point beyond it, and,
+        with no multiplier within it yet, a smaller ``tau``."""
+        if self.p2 is None or f < self.p2[0]:
+            self.p2 = (f, t)
+        self.bad = self.tau if self.bad is None else min(self.bad, self.tau)
+        if self.good is None:
+            self.tau *= factor
+            self.step *= self.step
+            if not self.tau > 1e-12 * self.hint:
+                self.good = 0.0  # pragma: no cover - p1 stays the optimal model

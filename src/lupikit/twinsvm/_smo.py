@@ -59,7 +59,8 @@ SMO finishes the solve, and the fallback is counted in the result's
 
 The steps (working-set selection with and without equality constraints, the
 line searches, the active-set and interior-point phases) are the methods of
-``_SMOState``; ``_smo_impl`` is the loop that runs them.
+``_SMOState``; ``_smo_impl`` is the loop that runs them. The interior-point
+solver itself is :func:`~._interior_point.interior_point`.
 """
 
 import itertools
@@ -69,6 +70,8 @@ import numpy as np
 from scipy.linalg import cho_factor, cho_solve
 from threadpoolctl import ThreadpoolController
 from sklearn.exceptions import ConvergenceWarning
+
+from ._interior_point import interior_point
 
 __all__ = ["smo_solve", "SMOResult"]
 
@@ -165,6 +168,28 @@ _RIDGE_REL = 1e-10
 _PHASE_ERRORS = (np.linalg.LinAlgError, ValueError, ArithmeticError)
 
 
+def _ridge_cholesky(H, attempts=6):
+    """Cholesky factor of ``H + delta I``, ``delta = _RIDGE_REL max diag(H)``
+    grown 100x after each failure; None if all ``attempts`` fail."""
+    nF = H.shape[0]
+    delta = _RIDGE_REL * max(float(H.diagonal().max()), 1e-300)
+    for _ in range(attempts):
+        R = H.copy()
+        R.flat[:: nF + 1] += delta
+        try:
+            return cho_factor(R, lower=True, check_finite=False, overwrite_a=True)
+        except np.linalg.LinAlgError:
+            delta *= 100.0
+    return None  # pragma: no cover - a PSD matrix plus a ridge factorises
+
+
+def _snap_to_bounds(v, lo, hi, eps):
+    """``v`` with the entries within ``eps`` of a bound put on it (the upper
+    bound first, then the lower)."""
+    v = np.where(hi - v <= eps, hi, v)
+    return np.where(v - lo <= eps, lo, v)
+
+
 def _project_affine_box(v, lo, hi, A, c, max_iter=50):
     """Euclidean projection of ``v`` onto ``{z : A z = c, lo <= z <= hi}``.
 
@@ -219,117 +244,6 @@ def _project_affine_box(v, lo, hi, A, c, max_iter=50):
             return None
         nu, w, z, res, L, ok = nu + s * step, w2, z2, res2, L2, ok2
     return z if ok else None
-
-
-def _interior_point(P, q, lo, hi, A, b, *, max_iter=80, rtol=1e-11):
-    """Primal-dual interior-point solve of the whole QP (Mehrotra's
-    predictor-corrector).
-
-    With slacks ``s_l = z - lo``, ``s_u = hi - z`` (finite bounds only) and
-    their multipliers ``w_l, w_u``, each iteration solves the Newton system
-    of the perturbed KKT conditions: one Cholesky factorisation of
-    ``P + diag(w_l / s_l + w_u / s_u)`` (plus a tiny ridge) serves the
-    predictor and the corrector, and the ``r`` equality constraints enter by
-    their ``r x r`` Schur complement. The iterates stay strictly inside the
-    box (fraction-to-the-boundary 0.99); the equality constraints and the
-    stationarity hold only in the limit (infeasible start).
-
-    Returns ``(z, s_l, w_l, s_u, w_u, n_iter)`` with the slacks and bound
-    multipliers set to 0 where the bound is infinite, after at most
-    ``max_iter`` iterations or when the complementarity gap and the
-    residuals are below ``rtol`` times the problem's scale.
-
-    >>> import numpy as np
-    >>> z = _interior_point(np.eye(2), np.array([-2.0, 1.0]), np.zeros(2),
-    ...                     np.ones(2), np.ones((1, 2)), np.ones(1))[0]
-    >>> np.round(z, 6).tolist()
-    [1.0, 0.0]
-    """
-    n, r = q.size, A.shape[0]
-    L, U = np.isfinite(lo), np.isfinite(hi)
-    m = max(int(L.sum() + U.sum()), 1)
-    z = np.where(L & U, 0.5 * (np.where(L, lo, 0.0) + np.where(U, hi, 0.0)),
-                 np.where(L, lo + 1.0, np.where(U, hi - 1.0, 0.0)))
-    sl = np.where(L, z - np.where(L, lo, 0.0), 0.0)
-    su = np.where(U, np.where(U, hi, 0.0) - z, 0.0)
-    wl, wu = L.astype(float), U.astype(float)
-    # division-safe slacks (1 where the bound is infinite: those entries of
-    # the multipliers stay 0)
-    one_l, one_u = np.where(L, 0.0, 1.0), np.where(U, 0.0, 1.0)
-    y = np.zeros(r)
-    scale = max(1.0, float(np.abs(q).max(initial=0.0)), float(np.abs(np.diag(P)).max()))
-    ridge = 1e-13 * scale
-    b_scale = max(1.0, float(np.abs(b).max(initial=0.0)))
-    loL, hiU = np.where(L, lo, 0.0), np.where(U, hi, 0.0)
-    it = 0
-    for it in range(1, max_iter + 1):
-        Pz = P @ z
-        rd = Pz + q + A.T @ y - wl + wu
-        rp = A @ z - b
-        rL = np.where(L, z - loL - sl, 0.0)
-        rU = np.where(U, hiU - z - su, 0.0)
-        gap = float(sl @ wl + su @ wu)
-        mu = gap / m
-        obj = abs(0.5 * float(z @ Pz) + float(q @ z))
-        if (gap <= rtol * max(1.0, obj) and np.abs(rd).max() <= rtol * scale * 10
-                and np.abs(rp).max(initial=0.0) <= rtol * b_scale * 10
-                and max(np.abs(rL).max(), np.abs(rU).max()) <= rtol * b_scale * 10):
-            it -= 1
-            break
-        sl_d, su_d = sl + one_l, su + one_u
-        D = wl / sl_d + wu / su_d
-        cf, delta = None, ridge
-        for _ in range(8):
-            M = P.copy()
-            M.flat[:: n + 1] += D + delta
-            try:
-                cf = cho_factor(M, lower=True, check_finite=False, overwrite_a=True)
-                break
-            except np.linalg.LinAlgError:
-                delta *= 100.0
-        del M
-        if cf is None:  # pragma: no cover - a PSD matrix plus a ridge factorises
-            break
-        if r:
-            Y = cho_solve(cf, A.T, check_finite=False)
-            S = A @ Y
-
-        def newton(rcl, rcu):
-            rhs = -rd + (rcl - wl * rL) / sl_d - (rcu - wu * rU) / su_d
-            dz = cho_solve(cf, rhs, check_finite=False)
-            if r:
-                dy = np.linalg.lstsq(S, A @ dz + rp, rcond=1e-14)[0]
-                dz -= Y @ dy
-            else:
-                dy = np.zeros(0)
-            dsl = np.where(L, dz + rL, 0.0)
-            dsu = np.where(U, rU - dz, 0.0)
-            dwl = np.where(L, (rcl - wl * dsl) / sl_d, 0.0)
-            dwu = np.where(U, (rcu - wu * dsu) / su_d, 0.0)
-            return dz, dy, dsl, dsu, dwl, dwu
-
-        def longest(v, dv):
-            neg = dv < 0
-            return min(1.0, float((-v[neg] / dv[neg]).min())) if neg.any() else 1.0
-
-        # predictor (affine scaling), then Mehrotra's corrector
-        dz, dy, dsl, dsu, dwl, dwu = newton(-sl * wl, -su * wu)
-        ap = min(longest(sl, dsl), longest(su, dsu))
-        ad = min(longest(wl, dwl), longest(wu, dwu))
-        mu_aff = float((sl + ap * dsl) @ (wl + ad * dwl) + (su + ap * dsu) @ (wu + ad * dwu)) / m
-        sigma = min(1.0, (mu_aff / max(mu, 1e-300)) ** 3)
-        rcl = np.where(L, sigma * mu - sl * wl - dsl * dwl, 0.0)
-        rcu = np.where(U, sigma * mu - su * wu - dsu * dwu, 0.0)
-        dz, dy, dsl, dsu, dwl, dwu = newton(rcl, rcu)
-        ap = 0.99 * min(longest(sl, dsl), longest(su, dsu))
-        ad = 0.99 * min(longest(wl, dwl), longest(wu, dwu))
-        z += ap * dz
-        sl += ap * dsl
-        su += ap * dsu
-        y += ad * dy
-        wl += ad * dwl
-        wu += ad * dwu
-    return z, sl, wl, su, wu, it
 
 
 def _prepare_problem(P, q, lo, hi, A, b, x0, partner):
@@ -615,38 +529,57 @@ class _SMOState:
         """One ridge-regularised Newton step on the variables ``F``.
 
         Direction: ``d = -(H_FF + delta I)^{-1}(g_F + A_F' mu)`` with ``mu``
-        such that ``A_F d = 0`` and the tiny ridge ``delta = 1e-10 max diag``.
-        On a nonsingular face this is the Newton step; along (near-)null
-        directions of a singular dual (duplicate points, low-rank kernels)
-        it is a long descent direction of zero curvature. The step length is
-        the exact minimiser along ``d`` clipped by the ratio test (a bound
-        is hit), so the objective never increases. Returns ``(moved, full,
+        such that ``A_F d = 0`` and the tiny ridge ``delta = 1e-10 max diag``
+        (:meth:`_face_direction`). On a nonsingular face this is the Newton
+        step; along (near-)null directions of a singular dual (duplicate
+        points, low-rank kernels) it is a long descent direction of zero
+        curvature. The step length is the exact minimiser along ``d``, found
+        by the projected search of :meth:`_projected_search` (box only) or
+        clipped by the ratio test of :meth:`_ratio_test_step` (a bound is
+        hit), so the objective never increases. Returns ``(moved, full,
         blocked)``: whether it moved, whether the step was the exact
         minimiser (no new bound), and the variables of ``F`` at a bound that
         the direction would push outside (then nothing moves).
         """
-        P, A, g, x, lo, hi = self.P, self.A, self.g, self.x, self.lo, self.hi
-        up, down, eps_b = self.up, self.down, self.eps_b
-        PF = P.take(F, axis=0)  # rows of F (contiguous copies): H and the gradient update
+        PF = self.P.take(F, axis=0)  # rows of F (contiguous copies): H and the gradient update
         H = PF.take(F, axis=1)
-        gF = g[F]
-        nF = F.size
-        dmax = max(float(H.diagonal().max()), 1e-300)
-        delta = _RIDGE_REL * dmax
-        cf = None
-        for _ in range(6):
-            R = H.copy()
-            R.flat[:: nF + 1] += delta
-            try:
-                cf = cho_factor(R, lower=True, check_finite=False, overwrite_a=True)
-                break
-            except np.linalg.LinAlgError:
-                delta *= 100.0
-        if cf is None:  # pragma: no cover - a PSD matrix plus a ridge factorises
+        gF = self.g[F]
+        d = self._face_direction(F, H, gF)
+        if d is None:
             return False, False, None
+        slope = float(gF @ d)
+        if not np.isfinite(slope) or slope >= -1e-300:
+            return False, False, None
+        curv = float(d @ (H @ d))
+        t_star = -slope / curv if curv > 1e-300 else np.inf
+        xF = self.x[F]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            room = np.where(d > 0, (self.hi[F] - xF) / d,
+                            np.where(d < 0, (self.lo[F] - xF) / d, np.inf))
+        box_only = not self.A.shape[0]
+        if box_only and prune:
+            # bound variables that the Newton direction pushes outwards stay
+            # where they are: drop them and recompute the direction
+            out = ((d < 0) & ~self.down[F]) | ((d > 0) & ~self.up[F])
+            if out.any() and not out.all():
+                return False, False, F[out]
+        if box_only and t_star > 0:
+            found = self._projected_search(F, PF, H, gF, xF, d, t_star, room)
+            if found is not None:
+                return found
+        return self._ratio_test_step(F, PF, xF, d, t_star, room)
+
+    def _face_direction(self, F, H, gF):
+        """The ridge-Newton direction of :meth:`subspace_step` on the face
+        ``F`` (``H = P_FF``, ``gF = g_F``), projected onto ``A_F d = 0``;
+        None if the factorisation fails or the projection leaves more than
+        rounding of ``A_F d``."""
+        cf = _ridge_cholesky(H)
+        if cf is None:  # pragma: no cover - a PSD matrix plus a ridge factorises
+            return None
         d = -cho_solve(cf, gF, check_finite=False)
-        if A.shape[0]:
-            AF = A[:, F]
+        if self.A.shape[0]:
+            AF = self.A[:, F]
             Y = cho_solve(cf, AF.T, check_finite=False)
             S = AF @ Y
             mu = np.linalg.lstsq(S, AF @ d, rcond=1e-12)[0]
@@ -655,49 +588,38 @@ class _SMOState:
             # (Euclidean projection onto the null space of A_F, well posed)
             d -= AF.T @ np.linalg.lstsq(AF @ AF.T, AF @ d, rcond=1e-12)[0]
             if np.abs(AF @ d).max(initial=0) > 1e-9 * max(1.0, np.abs(d).max()):
-                return False, False, None
-        slope = float(gF @ d)
-        if not np.isfinite(slope) or slope >= -1e-300:
-            return False, False, None
-        curv = float(d @ (H @ d))
-        t_star = -slope / curv if curv > 1e-300 else np.inf
-        xF = x[F]
-        with np.errstate(divide="ignore", invalid="ignore"):
-            room = np.where(d > 0, (hi[F] - xF) / d, np.where(d < 0, (lo[F] - xF) / d, np.inf))
-        if not A.shape[0] and prune:
-            # bound variables that the Newton direction pushes outwards stay
-            # where they are: drop them and recompute the direction
-            out = ((d < 0) & ~down[F]) | ((d > 0) & ~up[F])
-            if out.any() and not out.all():
-                return False, False, F[out]
-        if not A.shape[0] and t_star > 0:
-            # box only: projected search along clip(x + t d), which lets many
-            # variables reach their bounds in one step (projected Newton)
-            loF, hiF = lo[F], hi[F]
-            if np.isfinite(t_star):
-                t = t_star
-            else:  # zero curvature along d: go as far as the last finite break point
-                finite = np.isfinite(room)
-                t = float(room[finite].max()) if finite.any() else 1.0 / max(np.abs(d).max(), 1e-300)
-            best = None
-            for _ in range(12):
-                newF = np.clip(xF + t * d, loF, hiF)
-                newF = np.where(hiF - newF <= eps_b[F], hiF, newF)
-                newF = np.where(newF - loF <= eps_b[F], loF, newF)
-                step = newF - xF
-                lin = float(gF @ step)
-                change = lin + 0.5 * float(step @ (H @ step))
-                if change < 0 and change <= 1e-4 * lin:
-                    best = (newF, step)
-                    break
-                t *= 0.5
-            if best is not None:
-                newF, step = best
-                x[F] = newF
-                g[:] += step @ PF
-                up[F] = newF < hiF - eps_b[F]
-                down[F] = newF > loF + eps_b[F]
+                return None
+        return d
+
+    def _projected_search(self, F, PF, H, gF, xF, d, t_star, room):
+        """Box only: the projected search of :meth:`subspace_step` along
+        ``clip(x + t d)``, which lets many variables reach their bounds in
+        one step (projected Newton). Starts at ``t_star`` (or, at zero
+        curvature, the last finite break point) and halves ``t`` until the
+        objective decreases enough (at most 12 times). Returns ``(True,
+        full, None)`` after the move, or None if no ``t`` did."""
+        loF, hiF, epsF = self.lo[F], self.hi[F], self.eps_b[F]
+        if np.isfinite(t_star):
+            t = t_star
+        else:  # zero curvature along d: go as far as the last finite break point
+            finite = np.isfinite(room)
+            t = float(room[finite].max()) if finite.any() else 1.0 / max(np.abs(d).max(), 1e-300)
+        for _ in range(12):
+            newF = _snap_to_bounds(np.clip(xF + t * d, loF, hiF), loF, hiF, epsF)
+            step = newF - xF
+            lin = float(gF @ step)
+            change = lin + 0.5 * float(step @ (H @ step))
+            if change < 0 and change <= 1e-4 * lin:
+                self._move_face(F, PF, xF, newF)
                 return True, bool(np.all((newF > loF) & (newF < hiF)) or t >= t_star), None
+            t *= 0.5
+        return None
+
+    def _ratio_test_step(self, F, PF, xF, d, t_star, room):
+        """The step of :meth:`subspace_step` to ``min(t_star, first bound
+        met)`` along ``d`` (the variable that meets it put exactly on its
+        bound). Returns ``(moved, full, blocked)``: nothing moves if a bound
+        variable of ``F`` has no room along ``d`` (``blocked``)."""
         blocked = room <= 0.0
         if blocked.any():
             return False, False, F[blocked]
@@ -706,17 +628,21 @@ class _SMOState:
         t = min(t_star, t_max)
         if not np.isfinite(t):
             raise ValueError("the dual QP is unbounded along a feasible direction.")
-        newF = np.clip(xF + t * d, lo[F], hi[F])
+        loF, hiF = self.lo[F], self.hi[F]
+        newF = np.clip(xF + t * d, loF, hiF)
         if t_max <= t_star:
-            newF[k] = hi[F[k]] if d[k] > 0 else lo[F[k]]
-        newF = np.where(hi[F] - newF <= eps_b[F], hi[F], newF)
-        newF = np.where(newF - lo[F] <= eps_b[F], lo[F], newF)
-        step = newF - xF
-        x[F] = newF
-        g[:] += step @ PF
-        up[F] = newF < hi[F] - eps_b[F]
-        down[F] = newF > lo[F] + eps_b[F]
+            newF[k] = hiF[k] if d[k] > 0 else loF[k]
+        self._move_face(F, PF, xF, _snap_to_bounds(newF, loF, hiF, self.eps_b[F]))
         return True, t_star <= t_max, None
+
+    def _move_face(self, F, PF, xF, newF):
+        """Move the variables ``F`` from ``xF`` to ``newF``: the iterate, the
+        gradient (by the rows ``PF`` of ``P``) and the bound flags."""
+        step = newF - xF
+        self.x[F] = newF
+        self.g[:] += step @ PF
+        self.up[F] = newF < self.hi[F] - self.eps_b[F]
+        self.down[F] = newF > self.lo[F] + self.eps_b[F]
 
     def release_set(self):
         """Free variables plus the bound ones whose release decreases the objective."""
@@ -762,8 +688,8 @@ class _SMOState:
         return spent >= _IPM_SHARE * self.interior_point_cost()
 
     def interior_point_phase(self):
-        """Solve the whole QP by :func:`_interior_point` and move to its
-        solution, made exact on the bounds (crossover).
+        """Solve the whole QP by :func:`~._interior_point.interior_point` and
+        move to its solution, made exact on the bounds (crossover).
 
         A variable whose bound multiplier exceeds its slack is put on that
         bound; the others are projected onto ``{A z = b, lo <= z <= hi}``
@@ -803,7 +729,7 @@ class _SMOState:
         projection onto the equality constraints failed."""
         P, q, lo, hi, A = self.P, self.q, self.lo, self.hi, self.A
         b = A @ self.x  # the equality constraints the iterate satisfies
-        z, sl, wl, su, wu, it = _interior_point(P, q, lo, hi, A, b)
+        z, sl, wl, su, wu, it = interior_point(P, q, lo, hi, A, b)
         self.ipm_iter = it
         z, sl, wl, su, wu = (np.asarray(v, dtype=np.float64) for v in (z, sl, wl, su, wu))
         if z.shape != self.x.shape or not np.all(np.isfinite(z)):

@@ -9,7 +9,9 @@ This module imports no part of the library.
 
 import shlex
 
-from ._cli_error import CLIError
+from .errors import BookError
+
+__all__ = ["check_preset_conflicts", "preset_values", "split_values", "validate_parameters"]
 
 
 def _cli_text(value):
@@ -19,7 +21,7 @@ def _cli_text(value):
     return shlex.quote(value if isinstance(value, str) else repr(value))
 
 
-def _preset_values(preset, settings, params):
+def preset_values(preset, settings, params):
     """The parameters a preset sets, as ``name=value`` text."""
     return ", ".join(f"{k}={v.value!r}" if v.literal else f"{k}={v.source} (computed)"
                      for k, v in settings.get(preset, {}).items() if k in params)
@@ -41,7 +43,7 @@ def check_preset_conflicts(preset, given, settings, params, *, sweep=False):
 
     Raises
     ------
-    CLIError
+    BookError
         Naming the conflicting parameters, listing the preset's values and the
         command that passes them all explicitly.
     """
@@ -55,8 +57,8 @@ def check_preset_conflicts(preset, given, settings, params, *, sweep=False):
     computed = [k for k, v in sets.items() if not v.literal and k not in given]
     others = [k for k in settings.get(preset, {}) if k not in params]
     them = "it" if len(clash) == 1 else "them"
-    raise CLIError(
-        f"preset {preset!r} sets {_preset_values(preset, settings, params)}; "
+    raise BookError(
+        f"preset {preset!r} sets {preset_values(preset, settings, params)}; "
         + ", ".join(f"-p {k}" for k in clash)
         + f" conflict{'s' if len(clash) == 1 else ''} with it (the notebook applies the preset after "
         f"its parameters, so the preset's value would be used). To "
@@ -83,28 +85,28 @@ def validate_parameters(params, pairs, preset=None, presets=None, settings=None)
 
     Raises
     ------
-    CLIError
+    BookError
         Naming the wrong parameter or value and listing the valid parameters.
     """
     valid = "\n".join("  " + p.describe() for p in params.values())
     values = {}
     for name, text in pairs:
         if name not in params:
-            raise CLIError(f"unknown parameter {name!r}. Valid parameters:\n{valid}")
+            raise BookError(f"unknown parameter {name!r}. Valid parameters:\n{valid}")
         try:
             values[name] = params[name].convert(text)
         except ValueError as exc:
-            raise CLIError(f"parameter {name!r}: {exc}. Valid parameters:\n{valid}") from None
+            raise BookError(f"parameter {name!r}: {exc}. Valid parameters:\n{valid}") from None
         _check_range(params[name], values[name])
     if "preset" in values:
         if preset is not None and values["preset"] != preset:
-            raise CLIError(f"--preset {preset!r} and -p preset {values['preset']!r} disagree; pass one.")
+            raise BookError(f"--preset {preset!r} and -p preset {values['preset']!r} disagree; pass one.")
         preset = values.pop("preset")
     if preset is not None:
         if "preset" not in params:
-            raise CLIError(f"this notebook has no 'preset' parameter. Valid parameters:\n{valid}")
+            raise BookError(f"this notebook has no 'preset' parameter. Valid parameters:\n{valid}")
         if presets is not None and preset not in presets:
-            raise CLIError(f"unknown preset {preset!r}; this notebook defines "
+            raise BookError(f"unknown preset {preset!r}; this notebook defines "
                            f"{', '.join(repr(p) for p in presets)}.")
         if settings is not None:
             check_preset_conflicts(preset, {k: _cli_text(v) for k, v in values.items()}, settings, params)
@@ -115,19 +117,19 @@ def validate_parameters(params, pairs, preset=None, presets=None, settings=None)
 def _check_range(param, value):
     problem = param.check(value)
     if problem:
-        raise CLIError(f"parameter {param.name!r} must be in {param.range} ({param.help}): {problem}; "
+        raise BookError(f"parameter {param.name!r} must be in {param.range} ({param.help}): {problem}; "
                        "the notebook cannot run with it.")
 
 
-def _split_values(param, text):
+def split_values(param, text):
     """``V1,V2,...`` (a list parameter: ``[..];[..]``) into converted values."""
     parts = text.split(";") if param.type == "list" else text.split(",")
     try:
         values = [param.convert(p.strip()) for p in parts if p.strip()]
     except ValueError as exc:
-        raise CLIError(f"parameter {param.name!r}: {exc}") from None
+        raise BookError(f"parameter {param.name!r}: {exc}") from None
     if not values:
-        raise CLIError(f"parameter {param.name!r}: no values in {text!r}")
+        raise BookError(f"parameter {param.name!r}: no values in {text!r}")
     for v in values:
         _check_range(param, v)
     return values

@@ -15,7 +15,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ._cli_error import CLIError
+from .errors import BookError
 
 
 _TYPES = {"int": int, "float": float, "bool": bool, "str": str, "list": list}
@@ -197,18 +197,32 @@ def _cell_source(cell):
     return "".join(src) if isinstance(src, list) else src
 
 
+def _sources(path, cell_type):
+    """The sources of a notebook's cells of one type (``"code"``, ``"markdown"``), in order."""
+    nb = json.loads(Path(path).read_text(encoding="utf-8"))
+    return [_cell_source(cell) for cell in nb.get("cells", []) if cell.get("cell_type") == cell_type]
+
+
 def _code_trees(path):
     """The parsed code cells of a notebook (cells that do not parse are skipped)."""
-    nb = json.loads(Path(path).read_text(encoding="utf-8"))
     trees = []
-    for cell in nb.get("cells", []):
-        if cell.get("cell_type") != "code":
-            continue
+    for source in _sources(path, "code"):
         try:
-            trees.append(ast.parse(_cell_source(cell)))
+            trees.append(ast.parse(source))
         except SyntaxError:  # e.g. IPython magics
             continue
     return trees
+
+
+def read_sections(path):
+    """The headings (levels 1 to 3, those with anchors) of a notebook's Markdown cells, in order."""
+    found = []
+    for source in _sources(path, "markdown"):
+        for line in source.splitlines():
+            m = re.match(r"^(#{1,3})\s+(.+?)\s*#*\s*$", line)
+            if m:
+                found.append(m.group(2))
+    return found
 
 
 def read_parameters(path):
@@ -229,7 +243,7 @@ def read_parameters(path):
 
     Raises
     ------
-    CLIError
+    BookError
         If the notebook has no ``parameters`` cell, a line is malformed or a
         default is outside its range.
     """
@@ -237,17 +251,17 @@ def read_parameters(path):
     nb = json.loads(path.read_text(encoding="utf-8"))
     cells = [c for c in nb.get("cells", []) if "parameters" in c.get("metadata", {}).get("tags", [])]
     if not cells:
-        raise CLIError(f"{path}: no cell tagged 'parameters'.")
+        raise BookError(f"{path}: no cell tagged 'parameters'.")
     source = _cell_source(cells[0])
     try:
         tree = ast.parse(source)
     except SyntaxError as exc:
-        raise CLIError(f"{path}: the parameters cell is not valid Python ({exc}).") from exc
+        raise BookError(f"{path}: the parameters cell is not valid Python ({exc}).") from exc
     lines = source.splitlines()
     params = {}
     for node in tree.body:
         if not isinstance(node, ast.AnnAssign) or not isinstance(node.target, ast.Name):
-            raise CLIError(
+            raise BookError(
                 f"{path}: parameters cell line {node.lineno} is not of the form "
                 "'name: type = value  # help'."
             )
@@ -255,14 +269,14 @@ def read_parameters(path):
         type_name = ast.unparse(node.annotation)
         base = type_name.split("[", 1)[0]
         if base not in _TYPES:
-            raise CLIError(f"{path}: parameter {name!r} has unsupported type {type_name!r}.")
+            raise BookError(f"{path}: parameter {name!r} has unsupported type {type_name!r}.")
         try:
             default = ast.literal_eval(node.value)
         except ValueError as exc:
-            raise CLIError(f"{path}: default of {name!r} is not a literal.") from exc
+            raise BookError(f"{path}: default of {name!r} is not a literal.") from exc
         line = lines[node.lineno - 1]
         if line.count("=") > 1:
-            raise CLIError(
+            raise BookError(
                 f"{path}: parameters cell line {node.lineno} has more than one '=': papermill "
                 "cannot parse it (write the help comment without '=', and a range with ≥ ≤ ≠)."
             )
@@ -275,11 +289,11 @@ def read_parameters(path):
             try:
                 parse_range(rng)
             except ValueError as exc:
-                raise CLIError(f"{path}: parameter {name!r}: {exc}.") from None
+                raise BookError(f"{path}: parameter {name!r}: {exc}.") from None
         param = Parameter(name, base, default, help_text, rng)
         problem = param.check(default)
         if problem:
-            raise CLIError(f"{path}: the default of {name!r} is outside its range {rng}: {problem}.")
+            raise BookError(f"{path}: the default of {name!r} is outside its range {rng}: {problem}.")
         params[name] = param
     return params
 

@@ -17,7 +17,7 @@ notebook itself is set up here, so that the notebooks carry only the science:
 - with ``LUPIKIT_SOFT_ASSERTS`` (``lupikit run`` and ``sweep``), the
   notebook's own ``assert`` statements record a failure as an output
   (mime type ``application/vnd.lupikit.assert+json``, read back by
-  :func:`lupikit._runs.read_failed_asserts`) instead of stopping the run, so
+  :func:`lupikit._book.harness.read_failed_asserts`) instead of stopping the run, so
   that every claim after them is still evaluated (an IPython AST
   transformer; the library's own code is not touched). ``lupikit paper``, the
   book build and the test suite keep them as they are;
@@ -30,18 +30,20 @@ configuration and a start-up file; :func:`kernel_environment` writes it and
 returns the environment variables for the kernel processes.
 """
 
+import json
 import os
 from pathlib import Path
 
-__all__ = ["kernel_environment", "STARTUP", "KERNEL_CONFIG"]
+__all__ = ["ASSERT_MIME", "KERNEL_CONFIG", "STARTUP", "environment_flag", "kernel_environment",
+           "prepare_kernels", "read_failed_asserts"]
 
 KERNEL_CONFIG = """\
-# written by lupikit's execution harness (lupikit._harness)
+# written by lupikit's execution harness (lupikit._book.harness)
 c.IPKernelApp.log_level = "CRITICAL"
 """
 
 STARTUP = """\
-# written by lupikit's execution harness (lupikit._harness): runs first in every
+# written by lupikit's execution harness (lupikit._book.harness): runs first in every
 # kernel that lupikit's tools start for the book's notebooks
 def _lupikit_harness():
     import os
@@ -147,3 +149,70 @@ def kernel_environment(folder, *, blas_threads=None, scheduler=None, base=None):
     if scheduler:
         env["LUPIKIT_SCHEDULER"] = str(scheduler)
     return env
+
+
+#: the output that a notebook's failed ``assert`` leaves under ``LUPIKIT_SOFT_ASSERTS`` (see STARTUP)
+ASSERT_MIME = "application/vnd.lupikit.assert+json"
+
+
+def read_failed_asserts(executed):
+    """The notebook's own ``assert`` statements that failed in a run with soft asserts.
+
+    Parameters
+    ----------
+    executed : str or Path
+        An executed notebook.
+
+    Returns
+    -------
+    failed : list of dict
+        ``{"cell": <the cell's number in the source notebook, counting every
+        cell from 1; papermill's injected parameters cell is not counted>,
+        "check": <the asserted expression>, "message": <its message or None>}``,
+        in order.
+    """
+    nb = json.loads(Path(executed).read_text(encoding="utf-8"))
+    cells = [c for c in nb.get("cells", [])
+             if "injected-parameters" not in c.get("metadata", {}).get("tags", [])]
+    failed = []
+    for index, cell in enumerate(cells, start=1):
+        for output in cell.get("outputs", []) if cell.get("cell_type") == "code" else []:
+            data = (output.get("data") or {}).get(ASSERT_MIME)
+            if data is not None:
+                if isinstance(data, str):  # a JSON payload may be stored as text
+                    data = json.loads(data)
+                failed.append({"cell": index, "check": data.get("check"), "message": data.get("message")})
+    return failed
+
+
+def environment_flag(name, value):
+    """Set (or with None, remove) an environment variable of this process."""
+    if value is None:
+        os.environ.pop(name, None)
+    else:
+        os.environ[name] = value
+
+
+def prepare_kernels(folder, *, scheduler=None, blas_threads=None, progress=False, claims=None,
+                    soft_asserts=False):
+    """Set this process's environment for the kernels it starts.
+
+    Parameters
+    ----------
+    folder : str or Path
+        The harness's IPython directory (:func:`kernel_environment`).
+    scheduler : str or None
+        A Dask scheduler's address for the notebooks' joblib loops.
+    blas_threads : int or None
+        BLAS threads per kernel (None: the libraries' default).
+    progress : bool
+        Show the library's progress bars (``LUPIKIT_PROGRESS``).
+    claims : str or None
+        ``"record"``: a failed claim is recorded and the run goes on (``LUPIKIT_CLAIMS``).
+    soft_asserts : bool
+        The notebook's own asserts record a failure and the run goes on (``LUPIKIT_SOFT_ASSERTS``).
+    """
+    os.environ.update(kernel_environment(folder, blas_threads=blas_threads, scheduler=scheduler))
+    environment_flag("LUPIKIT_PROGRESS", "1" if progress else None)
+    environment_flag("LUPIKIT_CLAIMS", claims)
+    environment_flag("LUPIKIT_SOFT_ASSERTS", "1" if soft_asserts else None)

@@ -1,21 +1,16 @@
-"""``lupikit classroom build|grade|pack``: the classroom edition from the command line (private)."""
+"""``lupikit classroom build|grade|check|pack``: the classroom edition from the command line."""
 
 import argparse
+import importlib.util
 import os
 import subprocess
 import sys
 import time
 from pathlib import Path
 
-from ._cli_error import CLIError
-from ._notebook_paths import _repo_root, find_notebooks_dir
-
-try:
-    from . import classroom
-except ImportError as exc:  # nbgrader is the classroom extra's
-    classroom, _MISSING = None, exc.name
-else:
-    _MISSING = None
+from .. import classroom
+from .._book.errors import BookError
+from .._book.paths import find_notebooks_dir, repo_root
 
 __all__ = ["add_classroom_parser"]
 
@@ -36,9 +31,11 @@ grading (grade):
 
 
 def _need_classroom():
-    if classroom is None:
-        raise CLIError(f"the classroom commands need nbgrader ({_MISSING} is not installed): "
-                       "pip install 'lupikit[classroom]'")
+    """The classroom extra is installed (nbgrader, nbclient), or a BookError naming it."""
+    for module in ("nbgrader", "nbclient"):
+        if importlib.util.find_spec(module) is None:
+            raise BookError(f"the classroom commands need nbgrader ({module} is not installed): "
+                            "pip install 'lupikit[classroom]'")
 
 
 def _editions_dir(args, root):
@@ -54,26 +51,26 @@ def _exercise_sources(nb_dir, names):
     if names:
         unknown = [n for n in names if n not in sources]
         if unknown:
-            raise CLIError(f"no exercise notebook {', '.join(unknown)}; there are: {', '.join(sources) or 'none'}")
+            raise BookError(f"no exercise notebook {', '.join(unknown)}; there are: {', '.join(sources) or 'none'}")
         sources = {n: sources[n] for n in names}
     if not sources:
-        raise CLIError(f"there is no exercise notebook (exercises*.ipynb) under {nb_dir}.")
+        raise BookError(f"there is no exercise notebook (exercises*.ipynb) under {nb_dir}.")
     return sources
 
 
 def cmd_build(args):
     _need_classroom()
     nb_dir = find_notebooks_dir(args.notebooks_dir)
-    root = _repo_root(nb_dir)
+    root = repo_root(nb_dir)
     out = _editions_dir(args, root)
     if args.seed < 0:
-        raise CLIError(f"--seed must be an integer >= 0, got {args.seed}.")
+        raise BookError(f"--seed must be an integer >= 0, got {args.seed}.")
     t0 = time.perf_counter()
     try:
         editions = classroom.build_editions(nb_dir, out, book_dir=root / "book" if (root / "book").is_dir() else None,
                                             seed=args.seed, roster=args.students)
     except (FileNotFoundError, ValueError, RuntimeError) as exc:
-        raise CLIError(str(exc)) from exc
+        raise BookError(str(exc)) from exc
     questions = editions["questions"]
     parts = {}
     for q in questions:
@@ -81,13 +78,12 @@ def cmd_build(args):
     print(f"notebooks: {len(editions['notebooks'])}; computational exercises: {len(questions)} ("
           + ", ".join(f"{p} {n}" for p, n in sorted(parts.items())) + f"); written exercises: "
           f"{len(editions['written'])}; notebooks written in {editions['seconds']:.1f} s")
-    tool = root / "tools" / "build_book.py"
-    if not args.no_book and tool.is_file():
+    if not args.no_book and (root / "_toc.yml").is_file():
         print("building the student edition of the book (HTML and PDF) ...", flush=True)
-        done = subprocess.run([sys.executable, str(tool), "student", "--edition", str(editions["student"]),
-                               "--instructor", str(editions["instructor"])], env=dict(os.environ))
+        done = subprocess.run([sys.executable, "-m", "lupikit._book", "student", "--edition", str(editions["student"]),
+                               "--instructor", str(editions["instructor"])], env=dict(os.environ), cwd=root)
         if done.returncode != 0:
-            raise CLIError("the student edition of the book did not build (see above).")
+            raise BookError("the student edition of the book did not build (see above).")
     print(f"student edition:    {editions['student']}")
     print(f"instructor edition: {editions['instructor']}")
     print(f"both editions built in {time.perf_counter() - t0:.1f} s")
@@ -98,7 +94,7 @@ def _checked_sources(args, option, value):
     """The exercise notebooks the command works on, once ``--option`` (a count) is checked."""
     _need_classroom()
     if value < 1:
-        raise CLIError(f"--{option} must be at least 1, got {value}.")
+        raise BookError(f"--{option} must be at least 1, got {value}.")
     return _exercise_sources(find_notebooks_dir(args.notebooks_dir), args.notebooks)
 
 
@@ -109,7 +105,7 @@ def cmd_grade(args):
                                              seed=args.seed, time_limit=args.time_limit, n_jobs=args.jobs,
                                              kernel=args.kernel, progress=sys.stderr.isatty())
     except (FileNotFoundError, ValueError) as exc:
-        raise CLIError(str(exc)) from exc
+        raise BookError(str(exc)) from exc
     total = sum(report["max"].values())
     print(f"graded {len(report['students'])} student(s) on {len(report['max'])} question(s) "
           f"in {report['seconds']:.1f} s")
@@ -119,7 +115,7 @@ def cmd_grade(args):
     print(f"reports: {report['reports']}")
     if report["grader_errors"]:
         pairs = ", ".join(f"{s} ({n})" for s, n in report["grader_errors"][:5])
-        raise CLIError(f"the instructor's notebook failed for {len(report['grader_errors'])} submission(s), "
+        raise BookError(f"the instructor's notebook failed for {len(report['grader_errors'])} submission(s), "
                        f"e.g. {pairs}: see the reports (a bug of the exercise, not of the students).")
     return 0
 
@@ -127,7 +123,7 @@ def cmd_grade(args):
 def cmd_pack(args):
     _need_classroom()
     nb_dir = find_notebooks_dir(args.notebooks_dir)
-    root = _repo_root(nb_dir)
+    root = repo_root(nb_dir)
     editions = Path(args.editions) if args.editions else root / "_build" / "classroom"
     student = editions / "student"
     out = Path(args.out) if args.out else editions / "lupikit-student-pack.zip"
@@ -137,7 +133,7 @@ def cmd_pack(args):
         pack = classroom.make_pack(student, out, project=root, data_home=data_home,
                                    pdf=pdf if pdf.is_file() else None)
     except (FileNotFoundError, ValueError, RuntimeError) as exc:
-        raise CLIError(str(exc)) from exc
+        raise BookError(str(exc)) from exc
     size = pack["path"].stat().st_size / 1e6
     print(f"course pack: {pack['path']} ({size:.1f} MB, {len(pack['files'])} files; data: "
           f"{', '.join(pack['data']) or 'none needed'}; PDF: {'yes' if pdf.is_file() else 'not built'})")
@@ -162,7 +158,7 @@ def cmd_check(args):
                   f"edition 0, each wrong answer costs its question only, copied answers fail "
                   f"({report['seconds']:.1f} s)")
     if bad:
-        raise CLIError(f"{bad} exercise notebook(s) failed the check.")
+        raise BookError(f"{bad} exercise notebook(s) failed the check.")
     return 0
 
 

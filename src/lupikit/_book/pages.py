@@ -1,0 +1,236 @@
+"""The book's pages assembled from records, never typed: ``book/_generated/`` (private).
+
+:func:`write_pages` writes, before jupyter-book runs:
+
+- the scorecard (``scorecard.md`` and its picture, :mod:`lupikit._book.scorecard`)
+  and ``_build/scorecard.json``, which the tests compare with the records;
+- the execution status (``execution.md``): every notebook, its last execution
+  at the default preset (when, how long, whether it passed, its claims) and its
+  paper-scale record (when, at which seeds, how long, whether it is current);
+- the runtimes of the paper presets (``paper_runtimes.md``);
+- the Data page's tables (``data.md``, from the loaders' metadata);
+- the teaching page's table of exercises (``classroom.md``).
+
+The data page reads :mod:`lupikit.datasets` (the catalogue of the loaders),
+the teaching page :mod:`lupikit.classroom`; no part of the library is imported.
+"""
+
+import json
+import os
+import re
+
+import nbformat
+
+from ..claims import read_claims
+from ..classroom import read_questions, written_exercises
+from ..datasets import DATA_ENV, data_table, get_data_home
+from .markdown import table_cell
+from .notebook_source import read_sections
+from .outcomes import unexpected
+from .parts import PART_LABELS
+from .paths import is_exercise_notebook
+from .records import is_stale, read_paper_result
+from .scorecard import SCORECARD_FIGURE, scorecard_markdown, verdict_counts, verdict_figure
+
+__all__ = ["execution_markdown", "paper_runtimes_markdown", "write_classroom_table",
+           "write_data_page", "write_pages"]
+
+
+def write_pages(paths, executed, preset, notebooks, log=print):
+    """Write every generated page of the book; return the scorecard's data.
+
+    Parameters
+    ----------
+    paths : BookPaths
+    executed : dict
+        Short name to the executed notebook of this build (a path or a notebook node).
+    preset : str
+        The preset of this build.
+    notebooks : list of Path
+        The book's notebooks, in book order (:func:`lupikit._book.build.toc_notebooks`).
+    log : callable
+    """
+    paths.generated.mkdir(parents=True, exist_ok=True)
+    # the exercise notebooks of the classroom edition make no paper claims
+    claimed = [nb for nb in notebooks if not is_exercise_notebook(nb)]
+    data, records = {}, {}
+    for nb in claimed:
+        short = paths.short(nb)
+        record = read_paper_result(paths.results, short)
+        stale = record is not None and is_stale(record, nb, short)
+        records[short] = (record, stale)
+        data[short] = {
+            "default": read_claims(executed[short]) if short in executed else [],
+            "paper": [] if record is None else record["claims"],
+            "paper_executed_at": None if record is None else record["executed_at"],
+            "paper_seconds": None if record is None else record["seconds"],
+            "paper_commit": None if record is None else record["git_commit"],
+            "paper_seeds": None if record is None else record.get("seeds"),
+            "stale": stale,
+            "sections": read_sections(nb),
+        }
+    paths.build.mkdir(parents=True, exist_ok=True)
+    paths.scorecard_json.write_text(json.dumps(data, indent=1) + "\n")
+    verdict_figure(data, paths.generated / SCORECARD_FIGURE, preset)
+    (paths.generated / "scorecard.md").write_text(scorecard_markdown(data, preset, figure=SCORECARD_FIGURE))
+    (paths.generated / "paper_runtimes.md").write_text(paper_runtimes_markdown(records))
+    times = json.loads(paths.times_json.read_text()) if paths.times_json.is_file() else {}
+    (paths.generated / "execution.md").write_text(
+        execution_markdown([paths.short(nb) for nb in notebooks], times, data, records))
+    write_data_page(paths, log)
+    write_classroom_table(paths, notebooks)
+    counts = verdict_counts(data)
+    log(f"[book] scorecard: {sum(counts['paper'].values())} claims recorded at the paper preset, "
+        f"{sum(counts['build'].values())} of this build")
+    return data
+
+
+def _duration(seconds):
+    return f"{seconds / 60:.1f} min" if seconds >= 90 else f"{seconds:.0f} s"
+
+
+def paper_runtimes_markdown(records):
+    """The runtime table of the paper presets: ``{short: (record or None, stale)}``, in book order."""
+    rt = ["| notebook | `--preset paper` | recorded | commit |", "| --- | ---: | --- | --- |"]
+    total = 0.0
+    for short, (record, stale) in records.items():
+        if record is None:
+            rt.append(f"| `{short}` | not recorded | | |")
+            continue
+        total += record["seconds"]
+        when = record["executed_at"][:10] + (" (stale)" if stale else "")
+        rt.append(f"| `{short}` | {_duration(record['seconds'])} | {when} | `{record['git_commit'][:10]}` |")
+    rt.append(f"| in all, one after another | {total / 60:.1f} min | | |")
+    machines = sorted({r["machine"] for r, _ in records.values() if r})
+    rt += ["", f"Measured on: {'; '.join(machines) or 'no recorded runs'}."]
+    return "\n".join(rt) + "\n"
+
+
+def _seeds_cell(seeds):
+    if not seeds:
+        return "–"
+    seeds = [int(s) for s in seeds]
+    if seeds == list(range(seeds[0], seeds[0] + len(seeds))) and len(seeds) > 1:
+        return f"{len(seeds)} ({seeds[0]}–{seeds[-1]})"
+    return f"{len(seeds)} ({', '.join(map(str, seeds))})"
+
+
+def _default_cells(row, claims):
+    """When, how long and with what result a notebook last ran at the default preset."""
+    if row is None:
+        return ["not executed", "–", "–"]
+    when = (row.get("executed_at") or "")[:16].replace("T", " ") or "–"
+    if row.get("seconds") is None:
+        return [when, "–", "✘ failed"]
+    n_off = sum(1 for c in claims if unexpected(c))
+    result = "✔ passed" + (f", {len(claims)} claims" if claims else "")
+    if n_off:
+        result = f"✘ {n_off} of {len(claims)} claims not as stated"
+    return [when, _duration(row["seconds"]), result]
+
+
+def _paper_cells(record, stale):
+    """When, at which seeds and how long the paper-scale record ran, and whether it is current."""
+    if record is None:
+        return ["not recorded", "–", "–", "–"]
+    seeds = record.get("seeds")
+    n = len(seeds) if seeds else 1
+    return [record["executed_at"][:10], _seeds_cell(seeds),
+            f"{_duration(record['seconds'])} × {n}", "stale" if stale else "current"]
+
+
+def execution_markdown(shorts, times, data, records):
+    """The execution status page's table: a row per notebook of the book.
+
+    Parameters
+    ----------
+    shorts : list of str
+        The book's notebooks (short names), in book order.
+    times : dict
+        ``_build/notebook-times.json`` of the last default build (may be empty).
+    data : dict
+        The scorecard's data (:func:`write_pages`): this build's claims.
+    records : dict
+        ``{short: (paper-scale record or None, stale)}``.
+    """
+    by_name = {r["notebook"]: r for r in times.get("notebooks", [])}
+    lines = ["| notebook | default preset: executed | time | result | paper preset: recorded | seeds "
+             "| time per seed × seeds | record |",
+             "| --- | --- | ---: | --- | --- | --- | ---: | --- |"]
+    for short in shorts:
+        claims = data.get(short, {}).get("default", [])
+        record, stale = records.get(short, (None, False))
+        paper = _paper_cells(record, stale) if short in records else ["no paper claims", "–", "–", "–"]
+        lines.append(f"| {{doc}}`{short} </notebooks/{short}>` | "
+                     + " | ".join(_default_cells(by_name.get(short), claims) + paper) + " |")
+    at_once = times.get("notebooks_at_once")
+    n_current = sum(1 for r, s in records.values() if r is not None and not s)
+    lines += ["", f"{len(shorts)} notebooks; {n_current} of {len(records)} paper-scale records current."
+              + (f" The default-preset times were measured {at_once} notebook(s) at once, beside other "
+                 "work on the machine: a measurement, not a check." if at_once else "")]
+    return "\n".join(lines) + "\n"
+
+
+def write_classroom_table(paths, notebooks):
+    """The table of the teaching page: each part's computational and written exercises."""
+    written = {}
+    for page in sorted(paths.pages.rglob("*.md")):
+        if "_generated" in page.parts:
+            continue
+        part = page.relative_topaths.pages.parts[0]
+        written[part] = written.get(part, 0) + len(written_exercises(page.read_text(encoding="utf-8"), page.name))
+    rows = ["| part | exercise notebook | computational exercises | points | minutes | written exercises |",
+            "| --- | --- | ---: | ---: | ---: | ---: |"]
+    for nb_path in notebooks:
+        short = paths.short(nb_path)
+        part = short.split("/")[0]
+        nb = nbformat.read(nb_path, as_version=4)
+        if not is_exercise_notebook(nb_path):
+            written[part] = written.get(part, 0) + len(written_exercises(
+                "\n\n".join(c.source for c in nb.cells if c.cell_type == "markdown"), short))
+            continue
+        qs = read_questions(nb, short)
+        rows.append(f"| {PART_LABELS.get(part, part)} | {{doc}}`/notebooks/{short}` | {len(qs)} | "
+                    f"{sum(q.points for q in qs):g} | {sum(q.minutes or 0 for q in qs)} | {{w{part}}} |")
+    text = "\n".join(rows)
+    for part, n in written.items():
+        text = text.replace(f"{{w{part}}}", str(n))
+    text = re.sub(r"\{w\w+\}", "0", text)
+    (paths.generated / "classroom.md").write_text(text + "\n")
+
+
+
+def write_data_page(paths, log=print):
+    """The Data page's tables, from :func:`lupikit.datasets.data_table` (the loaders' metadata)."""
+    rows = data_table()
+    part_names = {p: label.removeprefix("Part ") for p, label in PART_LABELS.items() if label.startswith("Part ")}
+    home = os.environ.get(DATA_ENV) or str(get_data_home())
+    lines = [f"Built with the data home `{home}`.", "",
+             "| data set | part | loader | rows × columns as loaded | the paper's size | source | licence |",
+             "| --- | --- | --- | --- | --- | --- | --- |"]
+    lacking, details = [], []
+    for r in rows:
+        parts = ", ".join(part_names[p] for p in r["parts"])
+        if r["status"].startswith("missing: "):
+            lacking.append(f"- **{r['name']}** (Part {parts}): {r['status'][len('missing: '):]}")
+            continue
+        if r["shape"] is not None:
+            size = f"{r['shape'][0]:,} × {r['shape'][1]:,}"
+        elif r["status"] == "ok":
+            size = "not loaded"
+        else:
+            size = "not in the data home"
+        lines.append(f"| {table_cell(r['name'])} | {parts} | `{r['loader']}` | {size} | "
+                     f"{table_cell(r['paper_shape'] or '–')} | {table_cell(r['source'])} | {table_cell(r['licence'])} |")
+        text = r["preprocessing"] or "As distributed."
+        if r["roles"]:
+            text += f" *Sensitive or privileged:* {r['roles']}"
+        if r["status"] != "ok":
+            text += f" *Not available on this build:* {r['status']}"
+        details.append(f"{r['name']}\n: {table_cell(text)}\n")
+    lines += ["", "## Preprocessing, and the features each paper treats as sensitive or privileged", ""]
+    lines += details
+    lines += ["## What we lack, and why", ""] + lacking
+    (paths.generated / "data.md").write_text("\n".join(lines) + "\n")
+    log(f"[book] data page: {len(rows) - len(lacking)} data sets, {len(lacking)} lacking")
+

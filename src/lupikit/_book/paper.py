@@ -1,0 +1,169 @@
+"""The paper-scale runs: every notebook at its paper preset and several seeds, recorded (private).
+
+``lupikit paper`` plans the work (:func:`plan_paper`: which notebooks need a
+run, at which seeds; a current record at fewer seeds is extended by the
+missing seeds only), then runs it (:func:`run_paper`: one unit per notebook
+and seed, the longest first, several at once) and writes each notebook's
+record (:mod:`lupikit._book.records`) as soon as its seeds are done.
+
+Both report progress through ``log``, a function of one line of text.
+This module imports no part of the library.
+"""
+
+import time
+from concurrent.futures import ThreadPoolExecutor, as_completed
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..claims import read_run_parameters
+from .errors import BookError
+from .execute import execute, executed_parameters
+from .notebook_source import read_parameters, read_presets
+from .outcomes import claims_line
+from .paths import is_exercise_notebook, list_notebooks, resolve_notebook, short_name
+from .records import fingerprints, is_stale, now, paper_record, provenance, read_paper_result, write_paper_result
+from .seeds import seed_runs
+
+__all__ = ["PaperTask", "plan_paper", "run_paper"]
+
+
+@dataclass
+class PaperTask:
+    """One notebook to run at the paper preset: at ``seeds``, extending ``earlier`` if given."""
+
+    path: Path
+    short: str
+    seeds: list
+    last_seconds: float = 0.0
+    earlier: dict = None
+
+
+def _display_path(path, root):
+    """``path`` relative to ``root`` when it is below it (shorter), else as it is."""
+    try:
+        return Path(path).resolve().relative_to(Path(root).resolve())
+    except ValueError:
+        return Path(path)
+
+
+def plan_paper(nb_dir, notebooks, n_seeds, results_dir, *, force=False, log=print):
+    """The notebooks that need a paper-scale run, each with the seeds to run.
+
+    Parameters
+    ----------
+    nb_dir : Path
+        The notebooks folder.
+    notebooks : list of str
+        Short names or paths; empty: every notebook but the exercise notebooks.
+    n_seeds : int
+        Seeds per notebook: its ``seed`` parameter's default and the ``n_seeds - 1`` after it.
+    results_dir : Path
+        The records' folder.
+    force : bool
+        Run notebooks whose record is current too.
+    log : callable
+        Told which notebooks are skipped or extended.
+
+    Returns
+    -------
+    tasks : list of PaperTask
+    """
+    if n_seeds < 1:
+        raise BookError(f"--seeds must be at least 1, got {n_seeds}.")
+    # the exercise notebooks of the classroom edition make no paper claims
+    paths = ([resolve_notebook(n, nb_dir) for n in notebooks] if notebooks else
+             [p for p in list_notebooks(nb_dir) if not is_exercise_notebook(p)])
+    tasks = []
+    for path in paths:
+        short = short_name(path, nb_dir)
+        if "paper" not in read_presets(path):
+            raise BookError(f"{short} defines no 'paper' preset.")
+        params = read_parameters(path)
+        if n_seeds > 1 and "seed" not in params:
+            raise BookError(f"{short} has no 'seed' parameter: run it with --seeds 1.")
+        old = read_paper_result(results_dir, short)
+        first = int(params["seed"].default) if "seed" in params else 0
+        seeds = [first + k for k in range(n_seeds)]
+        earlier = None
+        if old is not None and not force and not is_stale(old, path, short):
+            have = [int(s) for s in old.get("seeds", [first])]
+            if len(have) >= n_seeds:
+                log(f"  {short}: unchanged since {old['executed_at']}, not run again")
+                continue
+            # a current record at fewer seeds is extended: only the missing seeds run
+            if have == seeds[:len(have)] and seed_runs(old) is not None:
+                earlier, seeds = old, seeds[len(have):]
+                log(f"  {short}: seed(s) {', '.join(map(str, have))} recorded and current; "
+                    f"running seed(s) {', '.join(map(str, seeds))}")
+        tasks.append(PaperTask(path, short, seeds, 0.0 if old is None else float(old.get("seconds", 0.0)),
+                               earlier))
+    return tasks
+
+
+def _record(task, done, n_seeds, start, results_dir, root, log):
+    """Write the record of a notebook whose seeds are all done; log its line. Whether it failed."""
+    errors = [(s, e) for s, (_, _, e) in sorted(done.items()) if e]
+    if errors:
+        log(f"  {task.short}: FAILED at seed(s) {', '.join(str(s) for s, _ in errors)}: "
+            f"{errors[0][1].splitlines()[0]}")
+        return True
+    targets = [done[s][0] for s in task.seeds]
+    times = [done[s][1] for s in task.seeds]
+    # the parameters cell's values, overridden by those the first run used after its preset
+    params = {"preset": "paper", **executed_parameters(targets[0]), **read_run_parameters(targets[0])}
+    record = paper_record(task.path, task.short, targets, params, times, start["executed_at"],
+                          fingerprint=start["fingerprint"], prov=start["prov"], seeds=task.seeds,
+                          earlier=task.earlier)
+    written = write_paper_result(results_dir, record)
+    counts = {}
+    for c in record["claims"]:
+        counts[c["verdict"]] = counts.get(c["verdict"], 0) + 1
+    tally = ", ".join(f"{n} {v}" for v, n in counts.items())
+    log(f"  {task.short}: {sum(times):7.1f} s ({len(task.seeds)} seed(s) run, {len(record['seeds'])} recorded); "
+        f"{len(record['claims'])} claims: {tally} -> {_display_path(written, root)}")
+    return False
+
+
+def run_paper(tasks, root, results_dir, *, n_seeds, jobs=2, kernel="python3", log=print):
+    """Run the planned notebooks at the paper preset and write their records.
+
+    The kernels' environment must be prepared (:func:`lupikit._book.harness.prepare_kernels`).
+
+    Returns
+    -------
+    summary : dict
+        ``wall`` (seconds), ``busy`` (seconds of notebook time), ``failed``
+        (short names), ``runs`` (the folder of the executed notebooks).
+    """
+    runs = Path(root) / "_build" / "paper"
+    # one unit of work per notebook and seed, the longest first (by their last
+    # recorded time), so that the slots finish together
+    units = sorted(((task, seed) for task in tasks for seed in task.seeds), key=lambda u: -u[0].last_seconds)
+    t0 = time.perf_counter()
+    # what a record will say it ran: the code and commit as they are at the start
+    starts = {task.short: dict(executed_at=now(), fingerprint=fingerprints(task.path, task.short),
+                               prov=provenance()) for task in tasks}
+
+    def one(unit):
+        task, seed = unit
+        name = f"{task.short}.ipynb" if n_seeds == 1 else f"{task.short}/seed{seed}.ipynb"
+        parameters = {"preset": "paper"} if n_seeds == 1 else {"preset": "paper", "seed": seed}
+        seconds, error = execute(task.path, runs / name, parameters, kernel=kernel)
+        return task, seed, runs / name, seconds, error
+
+    done = {task.short: {} for task in tasks}
+    failed, busy = [], 0.0
+    with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+        # record each notebook as soon as its seeds are done: a long one holds up no other
+        futures = [pool.submit(one, unit) for unit in units]
+        for future in as_completed(futures):
+            task, seed, target, seconds, error = future.result()
+            busy += seconds
+            if n_seeds > 1:
+                log(f"    {task.short} seed {seed}: {seconds:.1f} s; {claims_line(target)}"
+                    + (f"; FAILED: {error.splitlines()[0]}" if error else ""))
+            done[task.short][seed] = (target, seconds, error)
+            if len(done[task.short]) == len(task.seeds):
+                if _record(task, done[task.short], n_seeds, starts[task.short], results_dir, root, log):
+                    failed.append(task.short)
+    return {"wall": time.perf_counter() - t0, "busy": busy, "failed": failed, "runs": runs}

@@ -1,0 +1,354 @@
+"""The scorecard: every claim of the book with its verdict, per part, from the claim records (private).
+
+Pure functions of ``data``, ``{short name: {"default": [claims of this
+build], "paper": [records of results/paper/], "stale": bool, "paper_seeds":
+list or None, "sections": [headings], ...}}`` as written to
+``_build/scorecard.json``: the page's Markdown (:func:`scorecard_markdown`,
+made of its sections: the verdict counts, the seeds rule, the picture, a
+compact table per part and the details of each claim in a drop-down) and the
+picture of the verdicts per part (:func:`verdict_figure`).
+
+This module imports no part of the library.
+"""
+
+import math
+import re
+
+import matplotlib
+from matplotlib.figure import Figure
+
+from ..claims import VERDICTS
+from .markdown import anchor, brief, fmt, inline, one_line
+from .parts import PART_LABELS, PARTS
+from .paths import GENERATED
+from .seeds import MAJORITY
+
+__all__ = ["SCORECARD_FIGURE", "SCORECARD_FIGURE_FONT", "SCORECARD_FIGURE_WIDTH", "VERDICTS", "VERDICT_COLOURS",
+           "claim_details", "scorecard_markdown", "scorecard_rows", "seeds_text", "verdict_counts",
+           "verdict_figure", "verdict_text"]
+
+#: Okabe-Ito colours (distinguishable with the common colour-vision deficiencies),
+#: and the colour of the count written on each.
+VERDICT_COLOURS = {
+    "reproduced": ("#009E73", "white"),
+    "direction": ("#56B4E9", "black"),
+    "not reproduced": ("#D55E00", "white"),
+    "not computable": ("#CC79A7", "black"),
+    "not runnable offline": ("#BBBBBB", "black"),
+}
+#: The picture of the verdicts per part (written next to the generated tables).
+SCORECARD_FIGURE = "scorecard_verdicts.svg"
+#: Its width in inches and its smallest font in points: shown at the book's
+#: content width (about 770 px) the text is 10 * 770 / (72 * 7) = 15 px high.
+SCORECARD_FIGURE_WIDTH = 7.0
+SCORECARD_FIGURE_FONT = 10.0
+_SPECIAL = ("not computable", "not runnable offline")  # no value: the threshold holds the reason
+
+
+def _check_verdict(short, claim):
+    if claim.get("verdict") not in VERDICTS:
+        raise ValueError(f"{short}: claim {claim.get('id')!r} has the verdict {claim.get('verdict')!r}; "
+                         f"the scorecard knows {', '.join(map(repr, VERDICTS))}.")
+    return claim["verdict"]
+
+
+def verdict_counts(data, parts=None):
+    """Claims per verdict: ``{"paper": {verdict: n}, "build": {verdict: n}}``.
+
+    ``"paper"`` counts the records of ``results/paper/``, ``"build"`` the
+    claims this build's notebooks recorded; ``parts`` limits both to those
+    parts (the first component of the notebooks' short names).
+    """
+    counts = {"paper": dict.fromkeys(VERDICTS, 0), "build": dict.fromkeys(VERDICTS, 0)}
+    for short, d in data.items():
+        if parts is not None and short.split("/")[0] not in parts:
+            continue
+        for which, key in (("paper", "paper"), ("build", "default")):
+            for c in d[key]:
+                counts[which][_check_verdict(short, c)] += 1
+    return counts
+
+
+def _build_label(preset):
+    return "default" if preset == "default" else "this build"
+
+
+def _label(short, claim_id):
+    """The reference target of a claim's details (unique in the book: notebook and id)."""
+    return "claim-" + re.sub(r"[^a-z0-9]+", "-", f"{short}-{claim_id}".lower()).strip("-")
+
+
+def seeds_text(claim):
+    """``"4/5 seeds, 0.012–0.051"`` for a record aggregated over seeds, ``"1 seed"`` otherwise."""
+    seeds = claim.get("seeds")
+    if claim.get("verdict") in _SPECIAL and not seeds:
+        return "–"
+    if not seeds:
+        return "1 seed"
+    n, held, fraction = seeds.get("n"), seeds.get("held"), seeds.get("fraction")
+    ran = round(held / fraction) if fraction and held else n
+    text = f"{held}/{ran} seeds"
+    lo, hi = seeds.get("min"), seeds.get("max")
+    if lo is not None and hi is not None:
+        text += f", {fmt(lo)}" if lo == hi else f", {fmt(lo)} to {fmt(hi)}"
+    return text
+
+
+def _value_text(claim):
+    """The measured value and what it needed, in short."""
+    if claim["verdict"] in _SPECIAL:
+        return f"{claim['verdict']}: {brief(claim['threshold'], 50)}"
+    text = "–" if claim.get("value") is None else fmt(claim["value"])
+    if claim.get("seeds") and claim["seeds"].get("median") is not None:
+        text += " (median)"
+    if claim.get("threshold"):
+        text += f", needs {brief(claim['threshold'], 40)}"
+    return text
+
+
+def scorecard_rows(d):
+    """The rows of one notebook: the paper-preset record first, this build's claim beside it.
+
+    Each row is a dict with ``id``, ``paper`` (the record of ``results/paper/``
+    or None), ``build`` (this build's record or None), ``verdict`` (the
+    paper-preset verdict, or None when the paper-scale run did not record the
+    claim) and ``differs`` (this build's verdict when it is not the same).
+    """
+    build_by_id = {c["id"]: c for c in d["default"]}
+    paper_ids = {c["id"] for c in d["paper"]}
+    rows = []
+    # Some claims exist only at some parameters (a data set or kernel the
+    # default preset leaves out, or one only the default checks).
+    for c in d["paper"]:
+        b = build_by_id.get(c["id"])
+        rows.append({"id": c["id"], "paper": c, "build": b, "verdict": c["verdict"],
+                     "differs": None if b is None or b["verdict"] == c["verdict"] else b["verdict"]})
+    for b in d["default"]:
+        if b["id"] not in paper_ids:
+            rows.append({"id": b["id"], "paper": None, "build": b, "verdict": None, "differs": b["verdict"]})
+    return rows
+
+
+def verdict_text(row, stale, preset, built=True):
+    """The verdict cell: ``"direction · default: not reproduced"``, paper preset first.
+
+    ``built``: this build recorded claims of the notebook (else it was not
+    executed, and a claim missing from it says nothing).
+    """
+    label = _build_label(preset)
+    if row["paper"] is None:
+        return f"not recorded · {label}: {row['build']['verdict']}"
+    text = f"**{row['verdict']}**" + (" (stale)" if stale else "")
+    if row["build"] is None:
+        text += f" · {label}: not run" if preset == "default" and built else ""
+    elif row["differs"]:
+        text += f" · {label}: {row['differs']}"
+    return text
+
+
+def _tally(counts):
+    return ", ".join(f"{counts[v]} {v}" for v in VERDICTS if counts[v]) or "none"
+
+
+def _counts_table(counts, preset):
+    """The verdict counts of the paper-preset records and of this build."""
+    lines = ["| claims | " + " | ".join(VERDICTS) + " | in all |", "| --- |" + " ---: |" * (len(VERDICTS) + 1)]
+    for which, row_label in (("paper", "paper preset (recorded)"),
+                             ("build", f"this build ({preset} preset)")):
+        row = counts[which]
+        lines.append(f"| {row_label} | " + " | ".join(str(row[v]) for v in VERDICTS)
+                     + f" | {sum(row.values())} |")
+    return lines
+
+
+def _seeds_paragraph(data, majority=MAJORITY):
+    """The rule by which a claim keeps its verdict over seeds, and the seeds of each notebook."""
+    by_seeds = {}
+    for short, d in data.items():
+        by_seeds.setdefault(len(d.get("paper_seeds") or [None]), []).append(short)
+    k = math.ceil(majority * 5 - 1e-9)
+    return [
+        f"**Seeds.** A paper-scale record made at several seeds keeps a claim's verdict only if "
+        f"the claim holds for at least {majority:.0%} of the seeds ({k} of 5); otherwise the claim "
+        "is *not reproduced*. The column *seeds* gives the number of seeds for which the claim "
+        "held and the spread of the measured value over the seeds (smallest to largest); *1 seed* "
+        "marks a record made at one seed. "
+        + "Seeds per notebook: " + "; ".join(
+            f"{n} seed{'s' if n > 1 else ''}: " + (", ".join(f"`{s}`" for s in sorted(shorts))
+                                                  if n == 1 else f"{len(shorts)} notebook{'s' if len(shorts) > 1 else ''}")
+            for n, shorts in sorted(by_seeds.items(), reverse=True)) + ".",
+        "",
+    ]
+
+
+def _figure_block(figure, preset):
+    """The picture of the verdicts per part, as a MyST figure."""
+    return [
+        f"```{{figure}} /{GENERATED}/{figure}",
+        ":width: 100%",
+        f":alt: Stacked bars, one pair per part: the number of claims with each verdict at the paper "
+        f"preset and in this build ({preset} preset).",
+        "",
+        f"Claims per verdict and part: at the paper preset (recorded) and in this build "
+        f"({preset} preset).",
+        "```",
+        "",
+    ]
+
+
+def _part_section(data, shorts, part, title, preset):
+    """One part: its counts, the compact table of its claims, then the details of each claim."""
+    label = _build_label(preset)
+    part_counts = verdict_counts({k: data[k] for k in shorts})
+    lines = [f"## {title}", "",
+             f"{sum(part_counts['paper'].values())} claims at the paper preset: "
+             f"{_tally(part_counts['paper'])}. This build ({preset} preset), "
+             f"{sum(part_counts['build'].values())} claims: {_tally(part_counts['build'])}.", "",
+             ":::{list-table}", ":header-rows: 1", ":widths: 27 22 14 37", ":class: scorecard", "",
+             "* - claim", "  - verdict (paper preset" + (f" · {label})" if preset == "default" else ")"),
+             "  - seeds", "  - ours vs the paper"]
+    details = []
+    for short in shorts:
+        d = data[short]
+        for row in scorecard_rows(d):
+            main = row["paper"] or row["build"]
+            target = _label(short, row["id"])
+            ours = _value_text(main)
+            lines += [f"* - {{ref}}`{row['id']} <{target}>`",
+                      f"  - {inline(verdict_text(row, d['stale'], preset, bool(d['default'])))}",
+                      f"  - {inline(seeds_text(row['paper']) if row['paper'] else '–')}",
+                      f"  - {inline(ours + '; paper: ' + brief(main['paper_value']))}"]
+            details += claim_details(short, row, d, preset, target)
+    lines += [":::", "", f"```{{rubric}} Details of the claims of {PART_LABELS.get(part, part)}", "```", ""]
+    return lines + details
+
+
+def scorecard_markdown(data, preset, parts=PARTS, figure=None):
+    """The generated part of the scorecard page (MyST Markdown).
+
+    Parameters
+    ----------
+    data : dict
+        ``{short name: {"default": [claims of this build], "paper": [records of
+        results/paper/], "stale": bool, "paper_seeds": list or None, ...}}``, as
+        written to ``_build/scorecard.json``.
+    preset : str
+        The preset of this build (``"default"`` or ``"paper"``).
+    parts : dict, default=PARTS
+        Part name to section title, in book order.
+    figure : str or None
+        The file name of the picture of the verdicts in ``book/_generated/``.
+
+    Returns
+    -------
+    str
+    """
+    lines = [
+        f"This build: preset `{preset}`. Paper-scale values: `results/paper/`, recorded by "
+        "`lupikit paper`; *stale* marks a value recorded before the notebook or its part's "
+        "code last changed.",
+        "",
+    ]
+    lines += _counts_table(verdict_counts(data), preset) + [""]
+    lines += _seeds_paragraph(data)
+    if figure:
+        lines += _figure_block(figure, preset)
+    for part, title in parts.items():
+        shorts = [k for k in data if k.split("/")[0] == part]
+        if shorts:
+            lines += _part_section(data, shorts, part, title, preset)
+    return "\n".join(lines) + "\n"
+
+
+def claim_details(short, row, d, preset, target):
+    """A closed drop-down with everything recorded about one claim (it opens when linked to)."""
+    main = row["paper"] or row["build"]
+    # the section of this build's notebook (a stale record may name one it no longer has)
+    section = (row["build"] or row["paper"]).get("section") or ""
+    link = anchor(section) if section in d.get("sections", [section]) else ""
+    where = (f"[{short}{' § ' + section if section else ''}]"
+             f"(/notebooks/{short}.ipynb{link})")  # from the book's root: the page is included
+    out = [f":::{{dropdown}} `{row['id']}`", ":class-container: claim-details", "",
+           f"({target})=", f"**Claim.** {one_line(main['statement'])}", "",
+           f"**The paper.** {one_line(main['paper_value'])}"
+           + (f" ({one_line(main['source'])})" if main.get("source") else ""), ""]
+
+    def measured(head, c):
+        if c["verdict"] in _SPECIAL:
+            return f"{head} *{c['verdict']}*: {one_line(c['threshold'])}"
+        return (f"{head} *{c['verdict']}*; measured {'–' if c.get('value') is None else fmt(c['value'])}"
+                + (f", needs {one_line(c['threshold'])}" if c.get("threshold") else ""))
+
+    paper = row["paper"]
+    if paper is None:
+        out += ["**At the paper preset.** not recorded (the paper-scale run did not check it).", ""]
+    else:
+        text = measured("**At the paper preset.**", paper)
+        seeds = paper.get("seeds")
+        if seeds:
+            text += f"; held at {seeds_text(paper)}" + (
+                f", median {fmt(seeds['median'])}" if seeds.get("median") is not None else "")
+        elif paper["verdict"] not in _SPECIAL:
+            text += "; one seed"
+        if d.get("paper_executed_at"):
+            text += f"; recorded {d['paper_executed_at'][:10]}" + (", stale" if d["stale"] else "")
+        out += [text + ".", ""]
+    build = row["build"]
+    same_run = (preset == "paper" and paper is not None and build is not None  # a record of this very run
+                and (build["verdict"], build.get("value")) == (paper["verdict"], paper.get("value")))
+    if build is not None and not same_run:
+        out += [measured(f"**In this build ({preset} preset).**", build) + ".", ""]
+    elif build is None and preset == "default" and d["default"]:
+        out += ["**At the default preset.** not checked (it needs data or settings of the paper preset).", ""]
+    out += [f"**Where.** {where}", ":::", ""]
+    return out
+
+
+def verdict_figure(data, path, preset, parts=PARTS):
+    """Horizontal stacked bars of the claims per verdict: per part, at the paper preset and in this build.
+
+    (The totals over the book are in the table above the picture.)
+    """
+    rows = []  # (label, counts), top to bottom
+    for part in parts:
+        shorts = [k for k in data if k.split("/")[0] == part]
+        if not shorts:
+            continue
+        c = verdict_counts({k: data[k] for k in shorts})
+        rows += [(f"{PART_LABELS.get(part, part)}, paper preset", c["paper"]),
+                 (f"{PART_LABELS.get(part, part)}, {preset}", c["build"])]
+    font = SCORECARD_FIGURE_FONT
+    fig = Figure(figsize=(SCORECARD_FIGURE_WIDTH, 0.32 * len(rows) + 1.3))
+    ax = fig.add_subplot()
+    y = []
+    pos = 0.0
+    for k in range(len(rows)):  # a gap between the parts' pairs
+        y.append(-pos)
+        pos += 0.8 if k % 2 == 0 else 1.25
+    widest = max(sum(r[1].values()) for r in rows) or 1
+    for verdict in VERDICTS:
+        face, ink = VERDICT_COLOURS[verdict]
+        left = [sum(r[1][v] for v in VERDICTS[:VERDICTS.index(verdict)]) for r in rows]
+        width = [r[1][verdict] for r in rows]
+        ax.barh(y, width, left=left, height=0.7, color=face, edgecolor="white", linewidth=0.6,
+                label=verdict)
+        for yy, l, w in zip(y, left, width):
+            if w and w >= 0.045 * widest:
+                ax.text(l + w / 2, yy, str(w), ha="center", va="center", color=ink, fontsize=font)
+    for yy, r in zip(y, rows):
+        total = sum(r[1].values())
+        ax.text(total + 0.01 * widest, yy, str(total), ha="left", va="center", fontsize=font)
+    ax.set_yticks(y)
+    ax.set_yticklabels([r[0] for r in rows], fontsize=font)
+    ax.set_xlim(0, widest * 1.08)
+    ax.tick_params(axis="x", labelsize=font)
+    ax.set_xlabel("claims", fontsize=font)
+    for side in ("top", "right"):
+        ax.spines[side].set_visible(False)
+    ax.legend(loc="lower center", bbox_to_anchor=(0.4, 1.0), ncol=3, fontsize=font, frameon=False)
+    fig.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with matplotlib.rc_context({"svg.hashsalt": "lupikit-scorecard", "svg.fonttype": "path"}):
+        fig.savefig(path, format="svg", metadata={"Date": None})
+    return path
+

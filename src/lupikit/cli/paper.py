@@ -1,0 +1,52 @@
+"""``lupikit paper``: every notebook at its paper preset and several seeds, recorded in ``results/paper/``."""
+
+from functools import partial
+from pathlib import Path
+
+from .._book.errors import BookError
+from .._book.execute import connect_scheduler
+from .._book.harness import prepare_kernels
+from .._book.paper import plan_paper, run_paper
+from .._book.paths import find_notebooks_dir, repo_root
+from ._args import add_execution_options
+
+__all__ = ["add_paper_parser", "cmd_paper"]
+
+_log = partial(print, flush=True)
+
+
+def cmd_paper(args):
+    nb_dir = find_notebooks_dir(args.notebooks_dir)
+    root = repo_root(nb_dir)
+    results_dir = Path(args.results) if args.results else root / "results" / "paper"
+    tasks = plan_paper(nb_dir, args.notebooks, args.seeds, results_dir, force=args.force, log=print)
+    if not tasks:
+        print("every paper-scale result is up to date (use --force to run them again)")
+        return 0
+    client = connect_scheduler(args.scheduler)
+    prepare_kernels(root / "_build" / ".ipython", scheduler=args.scheduler,
+                    blas_threads=1 if args.jobs > 1 else None, claims="record")
+    print(f"running {len(tasks)} notebook(s) at --preset paper with {args.seeds} seed(s) each, "
+          f"{args.jobs} at once" + (f", joblib loops on {args.scheduler}" if client else ""), flush=True)
+    summary = run_paper(tasks, root, results_dir, n_seeds=args.seeds, jobs=args.jobs, kernel=args.kernel,
+                        log=_log)
+    print(f"paper-scale run: {summary['wall']:.1f} s wall time for {len(tasks)} notebook(s) "
+          f"({summary['busy']:.1f} s of notebook time, {args.jobs} at once); executed notebooks in "
+          f"{summary['runs']}")
+    if summary["failed"]:
+        raise BookError(f"{len(summary['failed'])} notebook(s) failed: {', '.join(summary['failed'])}")
+    return 0
+
+
+def add_paper_parser(sub):
+    p_paper = sub.add_parser("paper", help="run the notebooks at --preset paper, record results/paper/")
+    p_paper.add_argument("notebooks", nargs="*", help="short names (default: every notebook)")
+    p_paper.add_argument("--jobs", type=int, default=2, help="notebooks at once (default 2)")
+    p_paper.add_argument("--force", action="store_true", help="run up-to-date notebooks again")
+    p_paper.add_argument("--seeds", type=int, default=1,
+                         help="runs per notebook, at the seeds seed, seed+1, ...: a claim keeps its verdict "
+                              "where it holds at 4 of 5 of them (default 1)")
+    p_paper.add_argument("--results", help="results folder (default: results/paper next to notebooks/)")
+    add_execution_options(p_paper, "Dask scheduler address for the notebooks' joblib loops")
+    p_paper.set_defaults(func=cmd_paper)
+    return p_paper
