@@ -3,16 +3,8 @@
 
 import pytest
 from sklearn.utils import get_tags
-from lupikit.twinsvm import (
-    PCAPrivileged,
-    PCAPrivilegedClassifier,
-    PinballSVC,
-    PinballTwinSVC,
-    PrivilegedPinballTwinSVC,
-    PrivilegedTwinSVC,
-    SVMPlus,
-    TwinSVC,
-)
+
+from lupikit import twinsvm as tw
 
 
 def _id(estimator):
@@ -21,9 +13,8 @@ def _id(estimator):
     return f"{name}({type(inner).__name__})" if inner is not None else name
 
 
-
-CLASSIFIERS = [TwinSVC(), PinballTwinSVC(), PrivilegedTwinSVC(), PrivilegedPinballTwinSVC(),
-               PinballSVC(), SVMPlus(), PCAPrivilegedClassifier(PrivilegedTwinSVC())]
+CLASSIFIERS = [tw.TwinSVC(), tw.PinballTwinSVC(), tw.PrivilegedTwinSVC(), tw.PrivilegedPinballTwinSVC(),
+               tw.PinballSVC(), tw.SVMPlus(), tw.PCAPrivilegedClassifier(tw.PrivilegedTwinSVC())]
 
 
 @pytest.mark.parametrize("estimator", CLASSIFIERS, ids=_id)
@@ -40,16 +31,16 @@ def test_classifier_tags(estimator):
 
 
 def test_wrapper_tags_follow_the_wrapped_estimator():
-    class BinaryOnly(PrivilegedTwinSVC):
+    class BinaryOnly(tw.PrivilegedTwinSVC):
         def __sklearn_tags__(self):
             tags = super().__sklearn_tags__()
             tags.classifier_tags.multi_class = False
             return tags
 
-    assert not get_tags(PCAPrivilegedClassifier(BinaryOnly())).classifier_tags.multi_class
+    assert not get_tags(tw.PCAPrivilegedClassifier(BinaryOnly())).classifier_tags.multi_class
 
 
 def test_pca_privileged_tags():
-    tags = get_tags(PCAPrivileged())
+    tags = get_tags(tw.PCAPrivileged())
     assert tags.transformer_tags is not None and tags.requires_fit
     assert not tags.target_tags.required
