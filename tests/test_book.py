@@ -788,13 +788,13 @@ def test_execution_status_rows_come_from_the_executions_and_the_records():
     md = execution_markdown(["a/x", "a/y", "a/z", "a/exercises"], times, data, records)
     rows = {line.split("`")[1].split(" <")[0]: [c.strip() for c in line.split("|")[2:-1]]
             for line in md.splitlines() if line.startswith("| {doc}")}
-    assert rows["a/x"] == ["2026-12-03 07:01", "12 s", "✔ passed, 2 claims", "2026-11-30", "5 (0–4)",
-                           "1.6 min × 5", "stale"]
-    assert rows["a/y"] == ["–", "–", "✘ failed", "not recorded", "–", "–", "–"]
+    assert rows["a/x"] == ["2026-12-03 07:01, 12 s", "✔ passed, 2 claims",
+                           "2026-11-30, 5 seeds (0–4), 1.6 min each", "stale"]
+    assert rows["a/y"] == ["–", "✘ failed", "not recorded", "–"]
     # a claim the book states does not hold and that held is not as stated
-    assert rows["a/z"][:3] == ["2026-12-01 10:00", "2.2 min", "✘ 1 of 1 claims not as stated"]
-    assert rows["a/z"][3:] == ["2026-11-30", "1 (3)", "7 s × 1", "current"]
-    assert rows["a/exercises"] == ["not executed", "–", "–", "no paper claims", "–", "–", "–"]
+    assert rows["a/z"] == ["2026-12-01 10:00, 2.2 min", "✘ 1 of 1 claims not as stated",
+                           "2026-11-30, 1 seed (3), 7 s each", "current"]
+    assert rows["a/exercises"] == ["not executed", "–", "no paper claims", "–"]
     assert "1 of 3 paper-scale records current" in md
 
 
@@ -813,3 +813,24 @@ def test_execution_page_lists_every_notebook_and_every_stale_record(built_book):
     assert html.count("<td><p>stale</p></td>") == n_stale
     assert html.count("<td><p>current</p></td>") == sum(1 for d in data.values() if d["paper"] and not d["stale"])
     assert "✔ passed" in html and "✘" not in html  # the build passed: every notebook ran as stated
+
+
+@book
+def test_every_scorecard_link_reaches_its_section(built_book):
+    """Each claim's "Where" link goes to its section's anchor on the notebook's page, titles with
+    math, apostrophes or code included (MyST's own slugs), and the anchor exists there."""
+    data = json.loads((ROOT / "_build" / "scorecard.json").read_text())
+    html = (built_book / "book" / "scorecard.html").read_text()
+    links = re.findall(r'href="\.\./notebooks/([\w/]+)\.html(#[^"]*)?"', html)
+    assert links
+    ids = {}
+    for short, fragment in links:
+        if short not in ids:
+            page = (built_book / "notebooks" / f"{short}.html").read_text()
+            ids[short] = set(re.findall(r'\bid="([^"]+)"', page))
+        if fragment:
+            assert fragment[1:] in ids[short], f"{short}{fragment}: no such anchor on the page"
+    # a claim whose section is a heading of its notebook links to it, whatever the heading's text
+    with_section = sum(1 for d in data.values() for c in d["default"]
+                       if c.get("section") and c["section"] in d["sections"])
+    assert sum(1 for _, fragment in links if fragment) >= with_section

@@ -6,13 +6,19 @@ Examples
 ('0.1235', '–', 'yes')
 >>> brief("word " * 30, 20)
 'word word word word…'
+>>> anchor("The $\\alpha$ trade-off"), anchor("The paper's counts")
+('#the--trade-off', '#the-papers-counts')
 >>> print(inline("1. first"))
 1\. first
 """
 
+import functools
 import re
 
-from mdit_py_plugins.anchors.index import slugify
+from markdown_it.renderer import RendererHTML
+from myst_parser.config.main import MdParserConfig
+from myst_parser.mdit_to_docutils.base import default_slugify
+from myst_parser.parsers.mdit import create_md_parser
 
 from ..claims import _fmt
 
@@ -36,11 +42,27 @@ def table_cell(text):
     return str(text).replace("|", "\\|").replace("\n", " ")
 
 
+@functools.lru_cache(maxsize=1)
+def _heading_parser():
+    # the book's inline syntax that changes a heading's text: math ($...$) is not part of a slug
+    config = MdParserConfig(enable_extensions={"dollarmath", "amsmath"}, heading_anchors=3)
+    return create_md_parser(config, RendererHTML)
+
+
 def anchor(section):
-    """``#slug`` of a notebook's section heading as MyST makes it, or ``""`` where it cannot be predicted."""
-    if not section or any(ch in section for ch in "$`{*_['’") or section != section.strip():
+    """``#slug`` of a notebook's section heading, as MyST's ``heading_anchors`` makes it.
+
+    The slug of the heading's text and inline code (math and markup left
+    out), by MyST's own parser and slug function, so that a link
+    ``notebook.ipynb#slug`` resolves. (A second heading with the same text
+    gets ``-1``; this is the first one's.) ``""`` for an empty section.
+    """
+    if not section or not section.strip():
         return ""
-    return "#" + slugify(section)
+    tokens = _heading_parser().parse("# " + one_line(section))
+    inline = next(t for t in tokens if t.type == "inline")
+    title = "".join(c.content for c in inline.children or [] if c.type in ("text", "code_inline"))
+    return "#" + default_slugify(title)
 
 
 def brief(text, limit=BRIEF):

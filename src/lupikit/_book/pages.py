@@ -106,37 +106,36 @@ def paper_runtimes_markdown(records):
     return "\n".join(rt) + "\n"
 
 
-def _seeds_cell(seeds):
+def _seeds_text(seeds):
+    """``5 seeds (0–4)``, ``1 seed (3)``."""
     if not seeds:
-        return "–"
+        return "1 seed"
     seeds = [int(s) for s in seeds]
-    if seeds == list(range(seeds[0], seeds[0] + len(seeds))) and len(seeds) > 1:
-        return f"{len(seeds)} ({seeds[0]}–{seeds[-1]})"
-    return f"{len(seeds)} ({', '.join(map(str, seeds))})"
+    consecutive = len(seeds) > 1 and seeds == list(range(seeds[0], seeds[0] + len(seeds)))
+    listed = f"{seeds[0]}–{seeds[-1]}" if consecutive else ", ".join(map(str, seeds))
+    return f"{len(seeds)} seed{'s' if len(seeds) > 1 else ''} ({listed})"
 
 
 def _default_cells(row, claims):
-    """When, how long and with what result a notebook last ran at the default preset."""
+    """When and how long a notebook last ran at the default preset, and with what result."""
     if row is None:
-        return ["not executed", "–", "–"]
+        return ["not executed", "–"]
     when = (row.get("executed_at") or "")[:16].replace("T", " ") or "–"
     if row.get("seconds") is None:
-        return [when, "–", "✘ failed"]
+        return [when, "✘ failed"]
     n_off = sum(1 for c in claims if unexpected(c))
     result = "✔ passed" + (f", {len(claims)} claims" if claims else "")
     if n_off:
         result = f"✘ {n_off} of {len(claims)} claims not as stated"
-    return [when, _duration(row["seconds"]), result]
+    return [f"{when}, {_duration(row['seconds'])}", result]
 
 
 def _paper_cells(record, stale):
     """When, at which seeds and how long the paper-scale record ran, and whether it is current."""
     if record is None:
-        return ["not recorded", "–", "–", "–"]
-    seeds = record.get("seeds")
-    n = len(seeds) if seeds else 1
-    return [record["executed_at"][:10], _seeds_cell(seeds),
-            f"{_duration(record['seconds'])} × {n}", "stale" if stale else "current"]
+        return ["not recorded", "–"]
+    return [f"{record['executed_at'][:10]}, {_seeds_text(record.get('seeds'))}, "
+            f"{_duration(record['seconds'])} each", "stale" if stale else "current"]
 
 
 def execution_markdown(shorts, times, data, records):
@@ -154,13 +153,12 @@ def execution_markdown(shorts, times, data, records):
         ``{short: (paper-scale record or None, stale)}``.
     """
     by_name = {r["notebook"]: r for r in times.get("notebooks", [])}
-    lines = ["| notebook | default preset: executed | time | result | paper preset: recorded | seeds "
-             "| time per seed × seeds | record |",
-             "| --- | --- | ---: | --- | --- | --- | ---: | --- |"]
+    lines = ["| notebook | default preset: last run | result | paper-scale record | record |",
+             "| --- | --- | --- | --- | --- |"]
     for short in shorts:
         claims = data.get(short, {}).get("default", [])
         record, stale = records.get(short, (None, False))
-        paper = _paper_cells(record, stale) if short in records else ["no paper claims", "–", "–", "–"]
+        paper = _paper_cells(record, stale) if short in records else ["no paper claims", "–"]
         lines.append(f"| {{doc}}`{short} </notebooks/{short}>` | "
                      + " | ".join(_default_cells(by_name.get(short), claims) + paper) + " |")
     at_once = times.get("notebooks_at_once")
@@ -177,7 +175,7 @@ def write_classroom_table(paths, notebooks):
     for page in sorted(paths.pages.rglob("*.md")):
         if "_generated" in page.parts:
             continue
-        part = page.relative_topaths.pages.parts[0]
+        part = page.relative_to(paths.pages).parts[0]
         written[part] = written.get(part, 0) + len(written_exercises(page.read_text(encoding="utf-8"), page.name))
     rows = ["| part | exercise notebook | computational exercises | points | minutes | written exercises |",
             "| --- | --- | ---: | ---: | ---: | ---: |"]

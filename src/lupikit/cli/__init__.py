@@ -60,13 +60,14 @@ folder is found from ``--notebooks-dir``, the ``LUPIKIT_NOTEBOOKS`` environment
 variable, or the nearest ``notebooks/`` folder above the working directory.
 
 ``lupikit classroom build|grade|check|pack``
-    the classroom edition (:mod:`lupikit.cli.classroom`).
+    the classroom edition: student and instructor editions, grading, the course pack.
 
-One module per command (:mod:`.run` for ``list`` and ``run``, :mod:`.sweep`,
-:mod:`.paper`, :mod:`.classroom`) parses its arguments and prints; the work
-is done by the book's machinery, :mod:`lupikit._book`, whose errors
-(:class:`~lupikit._book.errors.BookError`) are printed as ``lupikit: error:
-...`` with exit status 2. This package imports no part of the library.
+One module per command (``lupikit.cli.run`` for ``list`` and ``run``,
+``lupikit.cli.sweep``, ``lupikit.cli.paper``, ``lupikit.cli.classroom``)
+parses its arguments and prints; the work is done by the book's machinery,
+``lupikit._book``, whose errors (``BookError``, also named
+``CLIError`` here) are printed as ``lupikit: error: ...`` with exit
+status 2. This package imports no part of the library.
 """
 
 
@@ -90,7 +91,7 @@ except ImportError as exc:  # pragma: no cover - exercised by tests/test_packagi
 else:
     _MISSING = None
 
-#: the error the commands report without a traceback (the machinery's :class:`BookError`)
+#: the error the commands report without a traceback (the machinery's BookError)
 CLIError = BookError
 
 __all__ = ["CLIError", "Parameter", "ClaimIds", "read_parameters", "read_presets", "read_preset_settings",
