@@ -86,7 +86,7 @@ def run_outcome_line(records, error):
 
 
 def assert_lines(failed):
-    """One line per failed ``assert`` of the notebook's own code (:func:`~lupikit._book.harness.read_failed_asserts`)."""
+    """One line per failed ``assert`` of the notebook's own code (from ``harness.read_failed_asserts``)."""
     return [f"✘ assertion of the notebook (cell {f['cell']}): assert {f['check']}"
             + (f", {f['message']}" if f["message"] else "") + " — failed, the run went on"
             for f in failed]

@@ -100,7 +100,7 @@ def plan_paper(nb_dir, notebooks, n_seeds, results_dir, *, force=False, log=prin
     return tasks
 
 
-def _record(task, done, n_seeds, start, results_dir, root, log):
+def _record(task, done, start, results_dir, root, log):
     """Write the record of a notebook whose seeds are all done; log its line. Whether it failed."""
     errors = [(s, e) for s, (_, _, e) in sorted(done.items()) if e]
     if errors:
@@ -124,10 +124,12 @@ def _record(task, done, n_seeds, start, results_dir, root, log):
     return False
 
 
-def run_paper(tasks, root, results_dir, *, n_seeds, jobs=2, kernel="python3", log=print):
+def run_paper(tasks, paths, results_dir, *, n_seeds, jobs=2, kernel="python3", log=print):
     """Run the planned notebooks at the paper preset and write their records.
 
-    The kernels' environment must be prepared (:func:`lupikit._book.harness.prepare_kernels`).
+    ``paths`` is the checkout's :class:`~lupikit._book.paths.BookPaths`: the
+    executed notebooks go to its ``paper_runs``. The kernels' environment
+    must be prepared (:func:`lupikit._book.harness.prepare_kernels`).
 
     Returns
     -------
@@ -135,7 +137,7 @@ def run_paper(tasks, root, results_dir, *, n_seeds, jobs=2, kernel="python3", lo
         ``wall`` (seconds), ``busy`` (seconds of notebook time), ``failed``
         (short names), ``runs`` (the folder of the executed notebooks).
     """
-    runs = Path(root) / "_build" / "paper"
+    runs = paths.paper_runs
     # one unit of work per notebook and seed, the longest first (by their last
     # recorded time), so that the slots finish together
     units = sorted(((task, seed) for task in tasks for seed in task.seeds), key=lambda u: -u[0].last_seconds)
@@ -164,6 +166,6 @@ def run_paper(tasks, root, results_dir, *, n_seeds, jobs=2, kernel="python3", lo
                     + (f"; FAILED: {error.splitlines()[0]}" if error else ""))
             done[task.short][seed] = (target, seconds, error)
             if len(done[task.short]) == len(task.seeds):
-                if _record(task, done[task.short], n_seeds, starts[task.short], results_dir, root, log):
+                if _record(task, done[task.short], starts[task.short], results_dir, paths.root, log):
                     failed.append(task.short)
     return {"wall": time.perf_counter() - t0, "busy": busy, "failed": failed, "runs": runs}

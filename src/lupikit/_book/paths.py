@@ -23,7 +23,8 @@ from pathlib import Path
 from ..classroom._notebooks import EXERCISE_PREFIX, is_exercise_notebook
 from .errors import BookError
 
-__all__ = ["GENERATED", "BookPaths", "EXERCISE_PREFIX", "book_paths", "find_notebooks_dir", "is_exercise_notebook",
+__all__ = ["GENERATED", "BookPaths", "EXERCISE_PREFIX", "book_paths", "checkout_paths", "find_notebooks_dir",
+           "is_exercise_notebook",
            "list_notebooks", "repo_root", "resolve_notebook", "short_name"]
 
 
@@ -85,6 +86,11 @@ def resolve_notebook(name, nb_dir):
 def repo_root(nb_dir):
     """The checkout that holds the notebooks folder."""
     return Path(nb_dir).resolve().parent
+
+
+def checkout_paths(nb_dir):
+    """The :class:`BookPaths` of the checkout that holds the notebooks folder ``nb_dir``."""
+    return BookPaths(repo_root(nb_dir))
 
 
 @dataclass(frozen=True)
@@ -158,6 +164,21 @@ class BookPaths:
     def paper_runs(self):
         """The executed notebooks of ``lupikit paper``."""
         return self.build / "paper"
+
+    @property
+    def runs(self):
+        """The executed notebooks of ``lupikit run``."""
+        return self.build / "runs"
+
+    @property
+    def sweeps(self):
+        """The sweeps of ``lupikit sweep``, a folder each."""
+        return self.build / "sweeps"
+
+    @property
+    def classroom(self):
+        """The editions and the course pack of ``lupikit classroom``."""
+        return self.build / "classroom"
 
     @property
     def times_json(self):

@@ -56,21 +56,22 @@ def student_book(paths, edition, instructor, jobs=2):
             nbformat.write(nb, target)
         else:
             shutil.copy(edition / f"{short}.ipynb", target)
-    if jupyter_book(stage, output=paths.build / "student-out", label="student") != 0:
+    out = paths.build / "student-out"
+    if jupyter_book(stage, output=out, label="student") != 0:
         print("[student] BUILD FAILED (see the warnings above)", file=sys.stderr)
         return 1
     html = edition / "book"
     if html.exists():
         shutil.rmtree(html)
-    shutil.move(str(paths.build / "student-out" / "_build" / "html"), html)
+    shutil.move(str(out / "_build" / "html"), html)
     pdf_path = edition / "lupikit-student.pdf"
-    if print_pdf(stage, paths.build / "student-out" / "_build", pdf_path) != 0:
+    if print_pdf(stage, out / "_build", pdf_path) != 0:
         return 1
     # no solution text anywhere in what students get
     texts = solution_texts(sorted(instructor.rglob("*.ipynb")), sorted(paths.pages.rglob("*.md")))
-    files = sorted(html.rglob("*.html")) + [paths.build / "student-out" / "_build" / "singlehtml" / "index.html"]
+    files = sorted(html.rglob("*.html")) + [out / "_build" / "singlehtml" / "index.html"]
     if shutil.which("pdftotext"):
-        text_of_pdf = paths.build / "student-out" / "lupikit-student.txt"
+        text_of_pdf = out / "lupikit-student.txt"
         subprocess.run(["pdftotext", str(pdf_path), str(text_of_pdf)], check=True)
         files.append(text_of_pdf)
     leaks = find_leaks(texts, files)

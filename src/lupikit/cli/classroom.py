@@ -10,7 +10,7 @@ from pathlib import Path
 
 from .. import classroom
 from .._book.errors import BookError
-from .._book.paths import find_notebooks_dir, repo_root
+from .._book.paths import checkout_paths, find_notebooks_dir
 
 __all__ = ["add_classroom_parser"]
 
@@ -38,8 +38,8 @@ def _need_classroom():
                             "pip install 'lupikit[classroom]'")
 
 
-def _editions_dir(args, root):
-    return Path(args.out) if getattr(args, "out", None) else root / "_build" / "classroom"
+def _editions_dir(args, paths):
+    return Path(args.out) if getattr(args, "out", None) else paths.classroom
 
 
 def _exercise_sources(nb_dir, names):
@@ -61,13 +61,13 @@ def _exercise_sources(nb_dir, names):
 def cmd_build(args):
     _need_classroom()
     nb_dir = find_notebooks_dir(args.notebooks_dir)
-    root = repo_root(nb_dir)
-    out = _editions_dir(args, root)
+    paths = checkout_paths(nb_dir)
+    out = _editions_dir(args, paths)
     if args.seed < 0:
         raise BookError(f"--seed must be an integer >= 0, got {args.seed}.")
     t0 = time.perf_counter()
     try:
-        editions = classroom.build_editions(nb_dir, out, book_dir=root / "book" if (root / "book").is_dir() else None,
+        editions = classroom.build_editions(nb_dir, out, book_dir=paths.pages if paths.pages.is_dir() else None,
                                             seed=args.seed, roster=args.students)
     except (FileNotFoundError, ValueError, RuntimeError) as exc:
         raise BookError(str(exc)) from exc
@@ -78,10 +78,10 @@ def cmd_build(args):
     print(f"notebooks: {len(editions['notebooks'])}; computational exercises: {len(questions)} ("
           + ", ".join(f"{p} {n}" for p, n in sorted(parts.items())) + f"); written exercises: "
           f"{len(editions['written'])}; notebooks written in {editions['seconds']:.1f} s")
-    if not args.no_book and (root / "_toc.yml").is_file():
+    if not args.no_book and paths.toc.is_file():
         print("building the student edition of the book (HTML and PDF) ...", flush=True)
         done = subprocess.run([sys.executable, "-m", "lupikit._book", "student", "--edition", str(editions["student"]),
-                               "--instructor", str(editions["instructor"])], env=dict(os.environ), cwd=root)
+                               "--instructor", str(editions["instructor"])], env=dict(os.environ), cwd=paths.root)
         if done.returncode != 0:
             raise BookError("the student edition of the book did not build (see above).")
     print(f"student edition:    {editions['student']}")
@@ -123,14 +123,14 @@ def cmd_grade(args):
 def cmd_pack(args):
     _need_classroom()
     nb_dir = find_notebooks_dir(args.notebooks_dir)
-    root = repo_root(nb_dir)
-    editions = Path(args.editions) if args.editions else root / "_build" / "classroom"
+    paths = checkout_paths(nb_dir)
+    editions = Path(args.editions) if args.editions else paths.classroom
     student = editions / "student"
     out = Path(args.out) if args.out else editions / "lupikit-student-pack.zip"
     pdf = student / "lupikit-student.pdf"
     data_home = os.environ.get("LUPIKIT_DATA")
     try:
-        pack = classroom.make_pack(student, out, project=root, data_home=data_home,
+        pack = classroom.make_pack(student, out, project=paths.root, data_home=data_home,
                                    pdf=pdf if pdf.is_file() else None)
     except (FileNotFoundError, ValueError, RuntimeError) as exc:
         raise BookError(str(exc)) from exc

@@ -7,7 +7,7 @@ from .._book.errors import BookError
 from .._book.execute import connect_scheduler
 from .._book.harness import prepare_kernels
 from .._book.paper import plan_paper, run_paper
-from .._book.paths import find_notebooks_dir, repo_root
+from .._book.paths import checkout_paths, find_notebooks_dir
 from ._args import add_execution_options
 
 __all__ = ["add_paper_parser", "cmd_paper"]
@@ -17,18 +17,18 @@ _log = partial(print, flush=True)
 
 def cmd_paper(args):
     nb_dir = find_notebooks_dir(args.notebooks_dir)
-    root = repo_root(nb_dir)
-    results_dir = Path(args.results) if args.results else root / "results" / "paper"
-    tasks = plan_paper(nb_dir, args.notebooks, args.seeds, results_dir, force=args.force, log=print)
+    paths = checkout_paths(nb_dir)
+    results_dir = Path(args.results) if args.results else paths.results
+    tasks = plan_paper(nb_dir, args.notebooks, args.seeds, results_dir, force=args.force, log=_log)
     if not tasks:
         print("every paper-scale result is up to date (use --force to run them again)")
         return 0
     client = connect_scheduler(args.scheduler)
-    prepare_kernels(root / "_build" / ".ipython", scheduler=args.scheduler,
+    prepare_kernels(paths.ipython, scheduler=args.scheduler,
                     blas_threads=1 if args.jobs > 1 else None, claims="record")
     print(f"running {len(tasks)} notebook(s) at --preset paper with {args.seeds} seed(s) each, "
           f"{args.jobs} at once" + (f", joblib loops on {args.scheduler}" if client else ""), flush=True)
-    summary = run_paper(tasks, root, results_dir, n_seeds=args.seeds, jobs=args.jobs, kernel=args.kernel,
+    summary = run_paper(tasks, paths, results_dir, n_seeds=args.seeds, jobs=args.jobs, kernel=args.kernel,
                         log=_log)
     print(f"paper-scale run: {summary['wall']:.1f} s wall time for {len(tasks)} notebook(s) "
           f"({summary['busy']:.1f} s of notebook time, {args.jobs} at once); executed notebooks in "

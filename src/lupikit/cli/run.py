@@ -11,7 +11,7 @@ from .._book.execute import connect_scheduler, execute
 from .._book.harness import prepare_kernels, read_failed_asserts
 from .._book.notebook_source import read_claim_ids, read_parameters, read_preset_settings, read_presets
 from .._book.outcomes import assert_lines, claim_line, claims_line, unexpected
-from .._book.paths import find_notebooks_dir, list_notebooks, repo_root, resolve_notebook, short_name
+from .._book.paths import checkout_paths, find_notebooks_dir, list_notebooks, resolve_notebook, short_name
 from .._book.render import find_mathjax, render_or_warning
 from .._book.values import preset_values, validate_parameters
 from ..claims import read_claims, read_run_parameters
@@ -57,7 +57,8 @@ def cmd_run(args):
     params, presets, settings = notebook_info(path)
     values = validate_parameters(params, args.parameter or [], args.preset, presets, settings)
 
-    out_dir = Path(args.out) if args.out else repo_root(nb_dir) / "_build" / "runs"
+    paths = checkout_paths(nb_dir)
+    out_dir = Path(args.out) if args.out else paths.runs
     out_dir = out_dir.resolve()
     try:
         short = short_name(path, nb_dir)
@@ -68,10 +69,10 @@ def cmd_run(args):
     if target.resolve() == path.resolve():
         raise BookError("the output would overwrite the source notebook; choose another --out.")
     client = connect_scheduler(args.scheduler)
-    mathjax = find_mathjax(repo_root(nb_dir))
+    mathjax = find_mathjax(paths.root)
     # every claim is evaluated: a failed claim, or a failed assert of the notebook's
     # own code, is recorded and the run goes on
-    prepare_kernels(repo_root(nb_dir) / "_build" / ".ipython", scheduler=args.scheduler, progress=True,
+    prepare_kernels(paths.ipython, scheduler=args.scheduler, progress=True,
                     claims="record", soft_asserts=True)
     print(f"running {short} with {format_parameters(values)}"
           + (f" (joblib loops on {args.scheduler})" if client else ""), flush=True)

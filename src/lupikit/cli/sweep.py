@@ -10,7 +10,7 @@ from .._book.execute import connect_scheduler
 from .._book.harness import prepare_kernels
 from .._book.notebook_source import read_claim_ids
 from .._book.outcomes import run_outcome_line
-from .._book.paths import find_notebooks_dir, repo_root, resolve_notebook, short_name
+from .._book.paths import checkout_paths, find_notebooks_dir, resolve_notebook, short_name
 from .._book.render import find_mathjax
 from .._book.sweep import plan_sweep, plot_sweep, run_label, run_sweep, write_sweep_tables
 from ._args import PairAction, add_execution_options, notebook_info
@@ -51,11 +51,12 @@ def cmd_sweep(args):
         print(f"warning: {plan.plot_warning}", file=sys.stderr)
     grid, grid_values = plan.grid, plan.grid_values
     stamp = _dt.datetime.now().strftime("%Y%m%d-%H%M%S")
-    out = (Path(args.out) if args.out else repo_root(nb_dir) / "_build" / "sweeps" / f"{short}-{stamp}").resolve()
+    paths = checkout_paths(nb_dir)
+    out = (Path(args.out) if args.out else paths.sweeps / f"{short}-{stamp}").resolve()
     targets = [out / "runs" / f"run{i:03d}.ipynb" for i in range(len(grid))]
     client = connect_scheduler(args.scheduler)
-    mathjax = find_mathjax(repo_root(nb_dir))
-    prepare_kernels(repo_root(nb_dir) / "_build" / ".ipython", scheduler=None,
+    mathjax = find_mathjax(paths.root)
+    prepare_kernels(paths.ipython, scheduler=None,
                     blas_threads=1 if args.jobs > 1 else None, claims="record", soft_asserts=True)
     print(f"sweeping {short}: {len(grid)} runs of {', '.join(grid_values)}, {args.jobs} at once"
           + (f" on {args.scheduler}" if client else ""), flush=True)
