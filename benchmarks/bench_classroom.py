@@ -1,10 +1,10 @@
 """The classroom edition's times on 2 cores: build both editions, grade a class.
 
-    python benchmarks/bench_classroom.py [--students 30] [--jobs 2] [--book]
+    python benchmarks/bench_classroom.py [--students 30] [--jobs 2] [--book] [--quick] [--record-dir DIR]
 
 1. ``lupikit classroom build`` with a roster of N made-up students (the
-   notebooks of both editions; ``--book`` adds the student book's HTML and
-   PDF, which need the book's jupyter-cache);
+   notebooks of both editions; ``--book`` also times a second build that adds
+   the student book's HTML and PDF, which need the book's jupyter-cache);
 2. N submissions made from the instructor's notebooks, a class as a teacher
    gets it: most students right, some with one answer wrong, one that loops,
    one that raises, one that is not valid JSON, one that deleted a check cell;
@@ -14,6 +14,13 @@ It prints the times and checks the scores it expects (exit status 1 if one
 differs). No other tool grades per-student variants, so there is nothing to
 run side by side; the trial of otter-grader and nbgrader that chose the tools
 is on the book's page "Teaching with this book".
+
+The run's record (``_record.py``) is ``results/benchmarks/classroom.json``:
+values ``students``, ``jobs``, ``notebooks``, ``submissions``,
+``build_seconds``, ``grade_seconds``, ``grade_seconds_per_notebook``,
+``scores_as_expected`` ("yes" or "no") and, with ``--book``,
+``book_build_seconds``; table ``times``. ``--quick`` builds and grades a class
+of 3 (time limit 30 s) and writes its record to a temporary folder.
 """
 
 import argparse
@@ -25,6 +32,7 @@ import tempfile
 import time
 from pathlib import Path
 
+import _record
 import nbformat
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -50,7 +58,13 @@ def main(argv=None):
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--time-limit", type=float, default=120.0)
     parser.add_argument("--book", action="store_true", help="also build the student book (HTML and PDF)")
+    _record.add_arguments(parser)
     args = parser.parse_args(argv)
+    if args.quick:
+        args.students, args.time_limit = 3, 30.0
+    record = _record.Record("classroom", "bench_classroom.py", packages=("nbgrader", "nbclient"),
+                            argv=argv)
+    time_rows = []
     with tempfile.TemporaryDirectory(prefix="bench-classroom-") as tmp:
         tmp = Path(tmp)
         ids = [f"s{k:03d}" for k in range(args.students)]
@@ -58,9 +72,17 @@ def main(argv=None):
         roster.write_text("student\n" + "\n".join(ids) + "\n")
         out = tmp / "classroom"
         cmd = [str(LUPIKIT), "classroom", "build", "--out", str(out), "--students", str(roster)]
-        seconds, log = run(cmd + ([] if args.book else ["--no-book"]))
-        print(f"build both editions ({args.students} students{', with the student book' if args.book else ''}): "
-              f"{seconds:.1f} s")
+        seconds, log = run(cmd + ["--no-book"])
+        print(f"build both editions ({args.students} students): {seconds:.1f} s")
+        record.value("build_seconds", seconds)
+        time_rows.append([f"both editions' notebooks for a class of {args.students} "
+                     "(`lupikit classroom build --students`)", round(seconds, 1)])
+        if args.book:
+            book_cmd = [str(LUPIKIT), "classroom", "build", "--out", str(tmp / "with-book"),
+                        "--students", str(roster)]
+            book_seconds, _ = run(book_cmd)
+            print(f"build both editions with the student book (HTML and PDF): {book_seconds:.1f} s")
+            record.value("book_build_seconds", book_seconds)
         instructor = out / "instructor"
         notebooks = sorted(p.relative_to(instructor) for p in instructor.glob("*/exercises*.ipynb"))
         subs = tmp / "submissions"
@@ -93,10 +115,23 @@ def main(argv=None):
         n = args.students * len(notebooks)
         print(f"grade {args.students} students x {len(notebooks)} notebooks ({n} submissions, {args.jobs} at once): "
               f"{seconds:.1f} s, {seconds / n:.1f} s per notebook")
+        time_rows.append([f"grading the class: {args.students} students × {len(notebooks)} exercise "
+                     f"notebooks = {n} submissions, {args.jobs} at a time", round(seconds, 1)])
+        if args.book:
+            time_rows.append(["both editions with the student book, HTML and PDF, with the check for "
+                         "solution lines in it (from the book's cache)", round(book_seconds, 1)])
         with scores.open() as fh:
             rows = {r["student"]: r for r in csv.DictReader(fh)}
         full = float(rows["max"]["total"])
         wrong = [sid for sid, kind in expected.items() if (kind == "right") != (float(rows[sid]["total"]) == full)]
+        for key, v in (("students", args.students), ("jobs", args.jobs),
+                       ("notebooks", len(notebooks)), ("submissions", n),
+                       ("grade_seconds", seconds), ("grade_seconds_per_notebook", seconds / n),
+                       ("scores_as_expected", "no" if wrong else "yes")):
+            record.value(key, v)
+        record.table("times", f"Times of the classroom edition for a class of {args.students}, "
+                     f"{args.jobs} submissions graded at a time", ["step", "seconds"], time_rows)
+        record.write(_record.record_dir(args.record_dir, args.quick))
         print(f"students right: {sum(k == 'right' for k in expected.values())} (full marks), others lost points: "
               f"{'as expected' if not wrong else 'NOT as expected: ' + ', '.join(wrong)}")
         return 1 if wrong else 0

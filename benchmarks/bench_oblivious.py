@@ -14,12 +14,21 @@
 The two ratios are printed as the last lines. Timings are best-of-k wall
 clock, with one BLAS thread for every method, and noisy on a shared machine.
 
-Run: ``python benchmarks/bench_oblivious.py``
+Run: ``python benchmarks/bench_oblivious.py [--quick] [--record-dir DIR]``
+
+The run's record (``_record.py``) is ``results/benchmarks/oblivious.json``:
+values ``n``, ``n_loop``, ``n_bins``, ``floor_seconds``, ``fit_gram_seconds``,
+``floor_ratio``, ``loop_seconds``, ``lean_loop_seconds``, ``vectorised_ms``,
+``loop_speedup``, ``lean_loop_speedup`` and ``max_abs_difference``.
+``--quick`` runs both steps at a tiny size (n = 300 and 40) and writes its
+record to a temporary folder.
 """
 
+import argparse
 import math
 import time
 
+import _record
 import numpy as np
 from sklearn.metrics.pairwise import rbf_kernel
 from threadpoolctl import threadpool_limits
@@ -93,9 +102,8 @@ def loop_algorithm1(X, S_cells, Xe, Se_cells, k):
     return O
 
 
-def main():
+def main(record, n=4000, n2=500):
     # ---- 1. n = 4000 against the kernel-evaluation floor ----
-    n = 4000
     X, S, Xe, Se = data(n)
     kw = dict(kernel="rbf", gamma=GAMMA, n_bins=16, partition="grid")
 
@@ -117,7 +125,6 @@ def main():
     print(f"n={n}: rbf_kernel floor (3 matrices) {tf:.3f} s, fit+gram {to:.3f} s")
 
     # ---- 2. n = 500 against the loop implementation ----
-    n2 = 500
     X2, S2, Xe2, Se2 = data(n2, seed=1)
     ok = ObliviousKernel(**kw).fit(Xe2, Se2)
     cells = ok.cells(S2).tolist()
@@ -133,6 +140,20 @@ def main():
     print(f"n={n2}: loop Algorithm 1 (NumPy rows) {t_loop:.2f} s, (Python floats)"
           f" {t_lean:.2f} s, vectorised fit+gram {t_vec * 1e3:.1f} ms,"
           f" max |difference| {err:.1e}")
+    for key, v in (("n", n), ("n_loop", n2), ("n_bins", kw["n_bins"]), ("floor_seconds", tf),
+                   ("fit_gram_seconds", to), ("floor_ratio", to / tf), ("loop_seconds", t_loop),
+                   ("lean_loop_seconds", t_lean), ("vectorised_ms", 1e3 * t_vec),
+                   ("loop_speedup", t_loop / t_vec), ("lean_loop_speedup", t_lean / t_vec),
+                   ("max_abs_difference", err)):
+        record.value(key, v)
+    return record
+
+
+def ratios(record):
+    v = record.values
+    n, n2 = v["n"], v["n_loop"]
+    t_lean, t_vec, to, tf, t_loop = (v["lean_loop_seconds"], v["vectorised_ms"] / 1e3,
+                                     v["fit_gram_seconds"], v["floor_seconds"], v["loop_seconds"])
     print(f"speed-up over the lean Python-float loop (n={n2}, for reference): "
           f"{t_lean / t_vec:.0f}x")
     print(f"ratio fit+gram / rbf_kernel floor (n={n}, target <= 1.5): {to / tf:.2f}")
@@ -142,5 +163,11 @@ def main():
 if __name__ == "__main__":
     # one BLAS thread on both sides: on a shared 2-core machine threaded BLAS
     # mostly measures contention with the other processes
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    _record.add_arguments(parser)
+    args = parser.parse_args()
+    rec = _record.Record("oblivious", "bench_oblivious.py", packages=("scikit-learn",))
     with threadpool_limits(limits=1):
-        main()
+        main(rec, *((300, 40) if args.quick else ()))
+    rec.write(_record.record_dir(args.record_dir, args.quick))
+    ratios(rec)

@@ -111,6 +111,38 @@ Usage: ``python benchmarks/bench_relevance.py [n_repeats] [--scaling]``,
 ``python benchmarks/bench_relevance.py --large [--size N,S,W,I] [--n-jobs J]
 [--fri-n M] [--fri-timeout SECONDS] [--no-fri]``, each with
 ``[--fri-python PATH]``.
+
+Records (``_record.py``; ``--record-dir DIR`` instead of ``results/benchmarks``):
+the comparison writes ``relevance.json`` (with ``--scaling`` its rows n = 1000
+and 2000 are in the same record): per data set ``<k>`` (``ordinal``, ``lupi``,
+``regression``, ``lupi_regression``) the values ``<k>_lupikit_seconds``,
+``<k>_fri_seconds``, ``<k>_speedup``, ``<k>_f1_lupikit``, ``<k>_f1_fri``,
+``<k>_ecos_seconds``, ``<k>_ecos_solves``, ``<k>_fri_tenth_seconds`` (what 10x
+allows lupikit), ``<k>_lupikit20_seconds``, ``<k>_speedup20``,
+``<k>_f1_lupikit20`` and, for the regression sets, ``<k>_target_speed`` and
+``<k>_target_f1`` ("met" or "NOT met"); for ``ordinal`` and ``lupi`` with
+``n_jobs=2`` ``<k>_n2_lupikit_seconds``, ``<k>_n2_fri_seconds``,
+``<k>_n2_speedup``; with ``--scaling`` ``n<N>_lupikit_seconds``,
+``n<N>_fri_seconds``, ``n<N>_ecos_seconds``, ``n<N>_speedup``, ``n<N>_f1_lupikit``,
+``n<N>_f1_fri``; the floor ``floor_choice_c_seconds``, ``floor_fit_seconds``,
+``floor_upper_bounds``, ``floor_dual_solves``, ``floor_oracle_seconds``,
+``floor_oracle_pivots``, ``floor_oracle_with_c_seconds``; and ``n_repeats``,
+``n_samples``, ``fri_probes``; tables ``comparison``, ``equal_probes`` and
+``two_cores``. ``--scaling-d`` writes ``relevance_scaling_d.json``: per d
+``d<d>_lupikit_seconds``, ``d<d>_n_screened``, ``d<d>_f1``, ``d<d>_f1_fri_tail``,
+``d<d>_false_positives``, ``d<d>_irrelevant``, ``d<d>_relevant_found``,
+``d<d>_relevant`` and where fri ran ``d<d>_fri_seconds`` (or ``d<d>_fri``:
+"did not finish"), ``d<d>_speedup``, ``d<d>_f1_fri``; the same with
+``regression_d<d>_`` for the regression line; table ``scaling_d``.
+``--large`` writes ``relevance_large.json`` (``lupikit_seconds``,
+``lupikit_precision``, ``lupikit_recall``, ``lupikit_f1``,
+``lupikit_typed_wrong``, the same for ``fri_`` or ``fri_status``), and
+``--against`` ``relevance_against.json`` (table ``against``).
+
+``--quick`` runs the chosen mode at a tiny size (n = 60 instead of 300, one
+repeat, scaling at n = 100 and 150, d = 30 and 40, the large set
+60,3,4,5) and writes its record to a temporary folder unless
+``--record-dir`` is given.
 """
 
 import json
@@ -122,6 +154,7 @@ import tempfile
 import venv
 from pathlib import Path
 
+import _record
 import numpy as np
 from sklearn.metrics import f1_score
 from sklearn.preprocessing import StandardScaler
@@ -131,6 +164,8 @@ from lupikit.datasets import (FRI_SETS, make_fri_ordinal, make_lupi_ordinal, mak
                                make_regression_relevance)
 from lupikit.relevance import selection_scores
 
+#: samples of the comparison's data sets (``--quick``: 60)
+N_SAMPLES = 300
 FRI_VENV = Path(os.environ.get("LUPIKIT_FRI_VENV", "/tmp/lupikit-fri-venv"))
 # measured to work together on Python 3.11 (cvxpy 1.7.5 still solves with ECOS 2.0.14)
 FRI_REQUIREMENTS = ["fri==9.0.0", "numpy<1.27", "importlib_metadata", "attrs",
@@ -281,7 +316,7 @@ def run_worker(py, worker, path, n_jobs=1, *extra, env=None, timeout=None):
     return json.loads(stdout.strip().splitlines()[-1])
 
 
-def against(other, n_repeats=5):
+def against(other, n_repeats=5, record=None, n_large=1000):
     """lupikit here against the lupikit of another checkout ``other`` (its ``src`` first
     on the path), alternating, on the four data sets of the comparison with fri and on
     one plain set of n = 1000 (the parametric dual route). Returns printable lines:
@@ -293,9 +328,10 @@ def against(other, n_repeats=5):
         worker = os.path.join(tmp, "lupikit_worker.py")
         Path(worker).write_text(LUPIKIT_WORKER)
         sets = datasets(0)  # ordinal, LUPI, regression and LUPI regression
-        X, y, _ = make_ordinal_relevance(n_samples=1000, n_strong=3, n_weak=4,
+        X, y, _ = make_ordinal_relevance(n_samples=n_large, n_strong=3, n_weak=4,
                                          n_irrelevant=13, random_state=0)
-        sets["ordinal n=1000"] = dict(X=StandardScaler().fit_transform(X), y=y)
+        sets[f"ordinal n={n_large}"] = dict(X=StandardScaler().fit_transform(X), y=y)
+        rows = []
         for name, d in sets.items():
             path = os.path.join(tmp, f"against_{name.replace(' ', '_')}.npz")
             np.savez(path, **{k: v for k, v in d.items() if k != "truth"})
@@ -308,13 +344,22 @@ def against(other, n_repeats=5):
             gap = np.max(np.abs(np.subtract(res["here"]["intervals"], res["other"]["intervals"])))
             same = res["here"]["classes"] == res["other"]["classes"]
             t_h, t_o = np.median(times["here"]), np.median(times["other"])
+            rows.append([name, _record.sig(t_h), _record.sig(t_o), _record.sig(t_h / t_o),
+                         float(f"{gap:.2g}"), "equal" if same else "DIFFER"])
             lines.append(f"{name:15s}: here {t_h:.3f} s  {other} {t_o:.3f} s  ratio "
                          f"{t_h / t_o:.3f}  max |bound difference| {gap:.1e}  "
                          f"classes {'equal' if same else 'DIFFER'}")
             print(lines[-1], flush=True)
+    if record is not None:
+        record.table("against", f"lupikit here against lupikit in {other}, medians of {n_repeats} "
+                     "alternating fits, one core each", ["data", "here (s)", "other (s)", "ratio",
+                                                         "max bound difference", "classes"], rows)
     return lines
 
 
+#: the data sets as the book's tables name them
+LABELS = {"ordinal": "ordinal", "lupi": "LUPI", "regression": "regression",
+          "lupi-regression": "LUPI regression"}
 #: the data sets of the ordinal model (``--against`` and the ``n_jobs=2`` lines use only these)
 ORDINAL_SETS = ("ordinal", "lupi")
 
@@ -325,18 +370,19 @@ def _std(a):
     return StandardScaler().fit_transform(a.reshape(len(a), -1)).reshape(a.shape)
 
 
-def datasets(seed):
+def datasets(seed, n=None):
     """The four data sets of the comparison for one seed: n = 300, d = 20 regular features
     (3 strong, 4 weak in pairs, 13 irrelevant), LUPI with 8 privileged features (5 relevant,
     3 irrelevant). Each is a dict of X (, Xs), y, truth (regular then privileged) and the
-    ``problem`` both workers read from the saved file."""
-    X, y, rel = make_ordinal_relevance(n_samples=300, n_strong=3, n_weak=4, n_irrelevant=13,
+    ``problem`` both workers read from the saved file. ``n``: default :data:`N_SAMPLES`."""
+    n = N_SAMPLES if n is None else n
+    X, y, rel = make_ordinal_relevance(n_samples=n, n_strong=3, n_weak=4, n_irrelevant=13,
                                        random_state=seed)
-    Xl, Xs, yl, rl, rs = make_lupi_ordinal(n_samples=300, n_strong=3, n_weak=4, n_irrelevant=13,
+    Xl, Xs, yl, rl, rs = make_lupi_ordinal(n_samples=n, n_strong=3, n_weak=4, n_irrelevant=13,
                                            n_privileged_irrelevant=3, random_state=seed)
-    Xr, yr, rr = make_regression_relevance(n_samples=300, n_strong=3, n_weak=4, n_irrelevant=13,
+    Xr, yr, rr = make_regression_relevance(n_samples=n, n_strong=3, n_weak=4, n_irrelevant=13,
                                            random_state=seed)
-    Xq, Xqs, yq, rq, rqs = make_lupi_regression(n_samples=300, n_strong=3, n_weak=4,
+    Xq, Xqs, yq, rq, rqs = make_lupi_regression(n_samples=n, n_strong=3, n_weak=4,
                                                 n_irrelevant=13, n_privileged_irrelevant=3,
                                                 random_state=seed)
     assert Xs.shape[1] == Xqs.shape[1] == 8
@@ -354,9 +400,10 @@ def save(path, d):
     np.savez(path, **{k: v for k, v in d.items() if k != "truth"})
 
 
-def scaling(py, workers, tmp, sizes=(1000, 2000)):
-    """One plain ordinal data set per size, both packages; returns printable lines."""
-    lines = []
+def scaling(py, workers, tmp, sizes=(1000, 2000), record=None):
+    """One plain ordinal data set per size, both packages; returns printable lines and the
+    comparison table's rows."""
+    lines, rows = [], []
     for n in sizes:
         X, y, rel = make_ordinal_relevance(n_samples=n, n_strong=3, n_weak=4, n_irrelevant=13,
                                            random_state=0)
@@ -365,16 +412,25 @@ def scaling(py, workers, tmp, sizes=(1000, 2000)):
         res = {who: run_worker(*workers[who], path) for who in ("lupikit", "fri")}
         f1 = {who: f1_score(rel > 0, np.asarray(r["classes"]) > 0) for who, r in res.items()}
         t_l, t_f = res["lupikit"]["seconds"], res["fri"]["seconds"]
+        if record is not None:
+            for key, v in (("lupikit_seconds", t_l), ("fri_seconds", t_f),
+                           ("ecos_seconds", res["fri"]["solver_seconds"]),
+                           ("speedup", t_f / t_l), ("f1_lupikit", f1["lupikit"]),
+                           ("f1_fri", f1["fri"])):
+                record.value(f"n{n}_{key}", v)
+        rows.append(["ordinal", n, _record.sig(t_l, 3), _record.sig(t_f, 3),
+                     _record.sig(res["fri"]["solver_seconds"], 3), "", _record.sig(t_f / t_l, 2),
+                     round(f1["lupikit"], 3), round(f1["fri"], 3)])
         lines.append(f"ordinal n={n}: lupikit {t_l:.2f} s  fri {t_f:.2f} s (ECOS "
                      f"{res['fri']['solver_seconds']:.2f} s)  speed-up {t_f / t_l:.1f}x  "
                      f"F1 lupikit {f1['lupikit']:.3f}  F1 fri {f1['fri']:.3f}")
         print(lines[-1], flush=True)
-    return lines
+    return lines, rows
 
 
-def parallel(workers, tmp, n_jobs=2):
+def parallel(workers, tmp, n_jobs=2, record=None):
     """Seed 0 of both data sets with ``n_jobs`` on both sides; returns printable lines."""
-    lines = []
+    lines, rows = [], []
     for name, d in datasets(0).items():
         if name not in ORDINAL_SETS:
             continue
@@ -384,21 +440,43 @@ def parallel(workers, tmp, n_jobs=2):
         t_l, t_f = res["lupikit"]["seconds"], res["fri"]["seconds"]
         lines.append(f"{name:8s} n_jobs={n_jobs}: lupikit {t_l:.2f} s  fri {t_f:.2f} s  "
                      f"speed-up {t_f / t_l:.1f}x")
+        if record is not None:
+            for key, v in (("lupikit_seconds", t_l), ("fri_seconds", t_f), ("speedup", t_f / t_l)):
+                record.value(f"{name}_n2_{key}", v)
+            rows.append([LABELS[name], _record.sig(t_l, 3), _record.sig(t_f, 3),
+                         _record.sig(t_f / t_l, 2)])
         print(lines[-1], flush=True)
+    if record is not None:
+        record.table("two_cores", f"Seed 0 with n_jobs={n_jobs} on both sides (seconds)",
+                     ["data", "lupikit", "fri", "speed-up"], rows)
     return lines
 
 
 def scaling_d(py, workers, tmp, dims=(100, 300, 1000), fri_dims=(100, 300), n_jobs=2,
-              timeout=600, n_samples=200, regression_dims=(1000,)):
+              timeout=600, n_samples=200, regression_dims=(1000,), record=None):
     """Scaling in the number of features d: plain ordinal data (n = 200, 3 strong, 4 weak,
     d - 7 irrelevant, standardised) for each d in ``dims``, lupikit with ``n_jobs`` and its
     defaults; fri (``n_jobs`` too) for d in ``fri_dims``, killed after ``timeout`` seconds;
     then lupikit on regression data of each d in ``regression_dims``. Returns printable lines."""
-    lines = []
+    lines, rows = [], []
 
-    def lupikit_line(label, res, truth):
+    def lupikit_line(label, res, truth, prefix=None):
         f1 = f1_score(truth > 0, np.asarray(res["classes"]) > 0)
         f1_strict = f1_score(truth > 0, np.asarray(res["classes_fri_tail"]) > 0)
+        if record is not None:
+            chosen = np.asarray(res["classes"]) > 0
+            for key, v in (("lupikit_seconds", res["seconds"]), ("n_screened", res["n_screened"]),
+                           ("f1", f1), ("f1_fri_tail", f1_strict),
+                           ("false_positives", int(np.sum(chosen & (truth == 0)))),
+                           ("irrelevant", int(np.sum(truth == 0))),
+                           ("relevant_found", int(np.sum(chosen & (truth > 0)))),
+                           ("relevant", int(np.sum(truth > 0)))):
+                if v is not None:
+                    record.value(f"{prefix}_{key}", v)
+            rows.append([label.split(": ")[0].replace("ordinal d=", "").replace(
+                "regression d=", "").strip() + (" (regression)" if "regression" in label else ""),
+                _record.sig(res["seconds"], 3), "" if res["n_screened"] is None else res["n_screened"],
+                round(f1, 3), round(f1_strict, 3), "", "", ""])
         return (f"{label}: lupikit {res['seconds']:7.2f} s  n_lps_ {res['n_lps']}  "
                 f"n_screened_ {res['n_screened']}  F1 {f1:.3f} (at fri's tail 1e-4: "
                 f"{f1_strict:.3f})")
@@ -418,13 +496,23 @@ def scaling_d(py, workers, tmp, dims=(100, 300, 1000), fri_dims=(100, 300), n_jo
                 res[who] = run_worker(*workers[who], path, n_jobs, timeout=timeout)
             except subprocess.TimeoutExpired:
                 res[who] = None
-        line = lupikit_line(f"ordinal d={d:4d}", res["lupikit"], rel)
+        line = lupikit_line(f"ordinal d={d:4d}", res["lupikit"], rel, f"d{d}")
         if "fri" in res:
             r = res["fri"]
             if r is None:
                 line += f"  |  fri: did not finish in {timeout} s"
+                if record is not None:
+                    record.value(f"d{d}_fri", f"did not finish in {timeout:.0f} s")
+                    rows[-1][5:] = [f"not finished in {timeout:.0f} s", "", ""]
             else:
                 f1 = f1_score(rel > 0, np.asarray(r["classes"]) > 0)
+                speedup = r["seconds"] / res["lupikit"]["seconds"]
+                if record is not None:
+                    record.value(f"d{d}_fri_seconds", r["seconds"])
+                    record.value(f"d{d}_speedup", speedup)
+                    record.value(f"d{d}_f1_fri", f1)
+                    rows[-1][5:] = [_record.sig(r["seconds"], 3), _record.sig(speedup, 3),
+                                    round(f1, 3)]
                 # no ECOS share here: with n_jobs=2 fri solves in joblib's worker processes,
                 # where the timing wrapper of the worker script does not reach
                 line += (f"  |  fri {r['seconds']:.2f} s  "
@@ -438,12 +526,21 @@ def scaling_d(py, workers, tmp, dims=(100, 300, 1000), fri_dims=(100, 300), n_jo
         path = os.path.join(tmp, f"scaling_d_regression_{d}.npz")
         save(path, dict(X=_std(X), y=_std(y), problem="regression"))
         lines.append(lupikit_line(f"regression d={d:4d}",
-                                  run_worker(*workers["lupikit"], path, n_jobs), rel))
+                                  run_worker(*workers["lupikit"], path, n_jobs), rel,
+                                  f"regression_d{d}"))
         print(lines[-1], flush=True)
+    if record is not None:
+        record.value("n_samples", n_samples)
+        record.value("fri_timeout_seconds", timeout)
+        record.table("scaling_d", f"Scaling with d (n = {n_samples}, 3 strong, 4 weak, d - 7 "
+                     f"irrelevant, seed 0; both sides n_jobs={n_jobs} and their defaults; fri only "
+                     f"where it finishes in {timeout:.0f} s)",
+                     ["d", "lupikit (s)", "screened", "F1", "F1 at fri's tail", "fri (s)",
+                      "speed-up", "F1 fri"], rows)
     return lines
 
 
-def floor(seed=0):
+def floor(seed=0, record=None):
     """Where lupikit's time goes on one plain data set (n = 300), in this process.
 
     Splits a default fit into the choice of C and the relevance bounds, and
@@ -494,8 +591,14 @@ def floor(seed=0):
         t_oracle += time.perf_counter() - t0
         pivots += dual.h.getInfo().simplex_iteration_count
         dual.h.changeRowBounds(j, dual.lo[j], dual.hi[j])
+    if record is not None:
+        for key, v in (("choice_c_seconds", t_cv), ("fit_seconds", t_fit),
+                       ("upper_bounds", len(seen)), ("dual_solves", solves[0]),
+                       ("oracle_seconds", t_oracle), ("oracle_pivots", pivots),
+                       ("oracle_with_c_seconds", t_cv + t_oracle)):
+            record.value(f"floor_{key}", v)
     return [
-        f"ordinal n=300 (seed {seed}, in-process): choice of C {t_cv:.2f} s; fit at that C "
+        f"ordinal n={len(y)} (seed {seed}, in-process): choice of C {t_cv:.2f} s; fit at that C "
         f"{t_fit:.2f} s for {len(seen)} upper bounds ({solves[0]} dual solves)",
         f"oracle: one solve per upper bound at its final tau, from the optimal basis: "
         f"{t_oracle:.2f} s ({pivots} pivots); with the choice of C {t_cv + t_oracle:.2f} s",
@@ -515,6 +618,15 @@ def versions(py):
     return f"lupikit side: {ours}; fri side: {fri_side}"
 
 
+def fri_versions(py):
+    """The fri side's versions as a record's ``versions`` entries (its NumPy as ``numpy-fri``)."""
+    out = subprocess.run(
+        [str(py), "-c", "from importlib.metadata import version as v; "
+         "print(' '.join(v(p) for p in ('fri', 'cvxpy', 'ecos', 'numpy')))"],
+        capture_output=True, text=True, check=True).stdout.split()
+    return dict(zip(("fri", "cvxpy", "ecos", "numpy-fri"), out))
+
+
 def write_workers(py, tmp):
     workers = {"fri": (py, os.path.join(tmp, "fri_worker.py")),
                "lupikit": (sys.executable, os.path.join(tmp, "lupikit_worker.py"))}
@@ -523,20 +635,28 @@ def write_workers(py, tmp):
     return workers
 
 
-def main_scaling_d():
+def main_scaling_d(record=None, quick=False):
     py = fri_python()
     print(versions(py), flush=True)
-    print(f"scaling with d (n = 200, 3 strong, 4 weak, d - 7 irrelevant, seed 0); both sides "
+    if record is not None:
+        record.extra_versions.update(fri_versions(py))
+    sizes = dict(dims=(30, 40), fri_dims=(30,), regression_dims=(40,), n_samples=60,
+                 timeout=120) if quick else {}
+    print(f"scaling with d (n = {sizes.get('n_samples', 200)}, 3 strong, 4 weak, d - 7 "
+          "irrelevant, seed 0); both sides "
           f"n_jobs=2 on this {os.cpu_count()}-core machine, BLAS threads=1; lupikit defaults "
-          "(50 probes, screening='auto'), fri defaults (20 probes), fri at most 600 s:",
+          f"(50 probes, screening='auto'), fri defaults (20 probes), fri at most "
+          f"{sizes.get('timeout', 600)} s:",
           flush=True)
     with tempfile.TemporaryDirectory() as tmp:
-        scaling_d(py, write_workers(py, tmp), tmp)
+        scaling_d(py, write_workers(py, tmp), tmp, record=record, **sizes)
 
 
-def main(n_repeats=3, with_scaling=False):
+def main(n_repeats=3, with_scaling=False, record=None, scaling_sizes=(1000, 2000)):
     py = fri_python()
     print(versions(py), flush=True)
+    if record is not None:
+        record.extra_versions.update(fri_versions(py))
     names = tuple(datasets(0))
     results = {k: {"lupikit": [], "fri": [], "f1_lupikit": [], "f1_fri": [], "ecos": [],
                    "n_ecos": [], "lupikit20": [], "f1_lupikit20": []} for k in names}
@@ -564,8 +684,9 @@ def main(n_repeats=3, with_scaling=False):
                     f1_score(d["truth"] > 0, np.asarray(res["classes"]) > 0))
                 print(f"{name:15s} seed {seed} lupikit{FRI_PROBES} {res['seconds']:7.2f} s  "
                       f"F1 {results[name]['f1_lupikit20'][-1]:.3f}", flush=True)
-        scaled = scaling(py, workers, tmp) if with_scaling else []
-        both = parallel(workers, tmp)
+        scaled, scaled_rows = (scaling(py, workers, tmp, scaling_sizes, record) if with_scaling
+                               else ([], []))
+        both = parallel(workers, tmp, record=record)
     if scaled:
         print()
         print("scaling with n (one data set each, d = 20, same settings):")
@@ -578,8 +699,10 @@ def main(n_repeats=3, with_scaling=False):
         print(line)
     print()
     print("where lupikit's time goes, and the least that its dual search could take:")
-    for line in floor():
+    for line in floor(record=record):
         print(line)
+    if record is not None:
+        _record_comparison(record, results, scaled_rows, n_repeats)
     print()
     print("where fri's time goes (medians): the ECOS solver itself versus cvxpy's rebuilding")
     for name, r in results.items():
@@ -612,6 +735,42 @@ def main(n_repeats=3, with_scaling=False):
               f"({'met' if f1_l >= f1_f else 'NOT met'})")
 
 
+def _record_comparison(record, results, scaled_rows, n_repeats):
+    """The comparison's values and tables (medians of times, means of F1)."""
+    comparison, equal = [], []
+    for name, r in results.items():
+        k = name.replace("-", "_")
+        t_l, t_f, t_e = np.median(r["lupikit"]), np.median(r["fri"]), np.median(r["ecos"])
+        t_20 = np.median(r["lupikit20"])
+        vals = {"lupikit_seconds": t_l, "fri_seconds": t_f, "speedup": t_f / t_l,
+                "f1_lupikit": np.mean(r["f1_lupikit"]), "f1_fri": np.mean(r["f1_fri"]),
+                "ecos_seconds": t_e, "ecos_solves": int(np.median(r["n_ecos"])),
+                "fri_tenth_seconds": t_f / 10, "lupikit20_seconds": t_20, "speedup20": t_f / t_20,
+                "f1_lupikit20": np.mean(r["f1_lupikit20"])}
+        if name in ("regression", "lupi-regression"):
+            vals["target_speed"] = "met" if t_f / t_20 >= 8 else "NOT met"
+            vals["target_f1"] = "met" if vals["f1_lupikit20"] >= vals["f1_fri"] else "NOT met"
+        for key, v in vals.items():
+            record.value(f"{k}_{key}", v)
+        comparison.append([LABELS[name], N_SAMPLES, _record.sig(t_l, 3), _record.sig(t_f, 3),
+                           _record.sig(t_e, 3), vals["ecos_solves"], _record.sig(t_f / t_l, 2),
+                           round(vals["f1_lupikit"], 3), round(vals["f1_fri"], 3)])
+        equal.append([LABELS[name], N_SAMPLES, _record.sig(t_20, 3), _record.sig(t_f, 3),
+                      _record.sig(t_f / t_20, 2), round(vals["f1_lupikit20"], 3),
+                      round(vals["f1_fri"], 3)])
+    record.value("n_repeats", n_repeats)
+    record.value("n_samples", N_SAMPLES)
+    record.value("fri_probes", FRI_PROBES)
+    cols = ["data", "n", "lupikit (s)", "fri (s)", "of which inside ECOS (s)", "ECOS solves",
+            "speed-up", "F1 lupikit", "F1 fri"]
+    record.table("comparison", f"Defaults on both sides (lupikit 50 probes, fri 20), one core each; "
+                 f"at n = {N_SAMPLES} medians of {n_repeats} data sets (times) and means (F1), "
+                 "other n one data set", cols, comparison + scaled_rows)
+    record.table("equal_probes", f"As many probes on both sides ({FRI_PROBES}), one core each; "
+                 f"medians of {n_repeats} data sets", ["data", "n", "lupikit (s)", "fri (s)",
+                                                       "speed-up", "F1 lupikit", "F1 fri"], equal)
+
+
 def _selection_line(who, res, truth):
     """Time, precision, recall and F1 of one side, and whether every feature's type is right."""
     classes = np.asarray(res["classes"])
@@ -622,7 +781,18 @@ def _selection_line(who, res, truth):
             f"irrelevant) {typed} of {truth.size}")
 
 
-def main_large(size=None, n_jobs=2, fri_n=None, fri_timeout=1800, with_fri=True):
+def _record_selection(record, who, res, truth):
+    if record is None:
+        return
+    classes = np.asarray(res["classes"])
+    sc = selection_scores(truth > 0, classes > 0)
+    for key, v in (("seconds", res["seconds"]), ("precision", sc["precision"]),
+                   ("recall", sc["recall"]), ("f1", sc["f1"]),
+                   ("typed_wrong", int(np.sum(classes != truth)))):
+        record.value(f"{who}_{key}", v)
+
+
+def main_large(size=None, n_jobs=2, fri_n=None, fri_timeout=1800, with_fri=True, record=None):
     """The authors' large synthetic set (Set 8, or ``size``) on both sides; prints lines."""
     if size is None:
         label = "Set 8 (n = {}; {} strong, {} weak, {} irrelevant)".format(*FRI_SETS[8])
@@ -633,6 +803,11 @@ def main_large(size=None, n_jobs=2, fri_n=None, fri_timeout=1800, with_fri=True)
     py = fri_python() if with_fri else None
     if py is not None:
         print(versions(py), flush=True)
+        if record is not None:
+            record.extra_versions.update(fri_versions(py))
+    if record is not None:
+        record.value("data", label)
+        record.value("n_jobs", n_jobs)
     print(f"{label}: ordinal, 3 classes, standardised, seed 0; n_jobs={n_jobs} on this "
           f"{os.cpu_count()}-core machine, BLAS threads=1; both sides with their defaults "
           "(lupikit: delta 0.1, 50 probes, p 0.999, C by 5-fold CV; fri: its parameter "
@@ -643,21 +818,27 @@ def main_large(size=None, n_jobs=2, fri_n=None, fri_timeout=1800, with_fri=True)
         save(path, dict(X=X, y=y, problem="ordinal"))
         res = run_worker(*workers["lupikit"], path, n_jobs)
         print(_selection_line(f"lupikit (n = {len(y)})", res, truth), flush=True)
+        _record_selection(record, "lupikit", res, truth)
         if py is None:
             return
         if fri_n is not None and fri_n < len(y):
             path = os.path.join(tmp, "large_fri.npz")
             save(path, dict(X=X[:fri_n], y=y[:fri_n], problem="ordinal"))
         n_fri = min(fri_n or len(y), len(y))
+        if record is not None:
+            record.value("fri_n", n_fri)
         try:
             res = run_worker(*workers["fri"], path, n_jobs, timeout=fri_timeout)
         except subprocess.TimeoutExpired:
+            if record is not None:
+                record.value("fri_status", f"stopped after {fri_timeout:.0f} s without a result")
             print(f"fri (n = {n_fri}): stopped after {fri_timeout} s ({fri_timeout / 60:.0f} "
                   "minutes) without a result", flush=True)
             return
         print(_selection_line(f"fri (n = {n_fri})", res, truth)
               + f"  (of which {res['solver_seconds']:.1f} s in ECOS, where it was measured)",
               flush=True)
+        _record_selection(record, "fri", res, truth)
 
 
 def _option(argv, name, cast, default):
@@ -684,19 +865,27 @@ def _size(text):
 
 if __name__ == "__main__":
     argv = sys.argv[1:]
+    quick = "--quick" in argv
+    if quick:
+        argv.remove("--quick")
+        N_SAMPLES = 60
+    folder = _record.record_dir(_option(argv, "--record-dir", Path, None), quick)
     FRI_PYTHON = _option(argv, "--fri-python", str, None)
+    packages = ("highspy", "scipy", "scikit-learn")
     if "--large" in argv:
         argv.remove("--large")
         with_fri = "--no-fri" not in argv
         if not with_fri:
             argv.remove("--no-fri")
-        options = dict(size=_option(argv, "--size", _size, None),
+        options = dict(size=_option(argv, "--size", _size, (60, 3, 4, 5) if quick else None),
                        n_jobs=_option(argv, "--n-jobs", int, 2),
                        fri_n=_option(argv, "--fri-n", int, None),
-                       fri_timeout=_option(argv, "--fri-timeout", float, 1800.0))
+                       fri_timeout=_option(argv, "--fri-timeout", float, 120.0 if quick else 1800.0))
         if argv:
             raise SystemExit(f"unknown arguments for --large: {argv}")
-        main_large(with_fri=with_fri, **options)
+        rec = _record.Record("relevance_large", "bench_relevance.py", packages)
+        main_large(with_fri=with_fri, record=rec, **options)
+        rec.write(folder)
         sys.exit(0)
     if "--against" in argv:
         i = argv.index("--against")
@@ -704,9 +893,17 @@ if __name__ == "__main__":
         rest = argv[:i] + argv[i + 2:]
         print(f"lupikit here against lupikit in {other} (same venv, one core each, "
               "alternating; medians):", flush=True)
-        against(other, int(rest[0]) if rest else 5)
+        rec = _record.Record("relevance_against", "bench_relevance.py", packages)
+        against(other, 1 if quick else (int(rest[0]) if rest else 5), record=rec,
+                n_large=100 if quick else 1000)
+        rec.write(folder)
     elif "--scaling-d" in argv:
-        main_scaling_d()
+        rec = _record.Record("relevance_scaling_d", "bench_relevance.py", packages)
+        main_scaling_d(record=rec, quick=quick)
+        rec.write(folder)
     else:
         args = [a for a in argv if a != "--scaling"]
-        main(int(args[0]) if args else 3, with_scaling="--scaling" in argv)
+        rec = _record.Record("relevance", "bench_relevance.py", packages)
+        main(1 if quick else (int(args[0]) if args else 3), with_scaling="--scaling" in argv,
+             record=rec, scaling_sizes=(100, 150) if quick else (1000, 2000))
+        rec.write(folder)

@@ -24,12 +24,25 @@ ratios are measured side by side in one run and printed last.
    cancer, same dual objective (1e-6 relative) and predictions. Each time is
    the median of interleaved repeats (cvxopt, smo, SVC, ...).
 
-Run: ``python benchmarks/bench_twinsvm.py [--part twin|defaults|all]``.
+Run: ``python benchmarks/bench_twinsvm.py [--part twin|defaults|all] [--quick] [--record-dir DIR]``.
+
+The run's record (``_record.py``) is ``results/benchmarks/twinsvm.json`` for
+``--part all`` (the default), ``twinsvm_twin.json`` or ``twinsvm_solvers.json``
+for one part. Values of part 1 and 2: ``n_samples``, ``dual_variables`` (the
+largest dual's), ``repeats``, ``fit_repeats``, ``cvxopt_smo_time_ratio``,
+``max_rel_objective_diff``, ``smo_dual_seconds``, ``cvxopt_dual_seconds``,
+``pin_fit_seconds``, ``svc_fit_seconds``, ``pin_svc_time_ratio``; table
+``duals``. Of part 3: ``breast_cancer_worst_smo_cvxopt_ratio``,
+``defaults_max_rel_objective_diff``, ``defaults_max_pred_diff``; table
+``defaults``. ``--quick`` runs every part at a tiny size (200 samples, two
+of the problems of part 3, one repeat) and writes its record to a temporary
+folder.
 """
 
 import argparse
 import time
 
+import _record
 import numpy as np
 from sklearn.svm import SVC
 from threadpoolctl import threadpool_limits
@@ -43,7 +56,7 @@ def _copy(qp):
     return make_qp(qp["P"], qp["q"], qp["lo"], qp["hi"], constant=qp["constant"])
 
 
-def main(n_samples=2000, repeats=3, fit_repeats=7, seed=0):
+def main(n_samples=2000, repeats=3, fit_repeats=7, seed=0, record=None):
     X, Xs, y = make_lupi_classification(n_samples, n_features=10, n_privileged=5,
                                         random_state=seed)
     print(f"data: {n_samples} samples, class sizes {np.bincount(y).tolist()}, "
@@ -52,7 +65,7 @@ def main(n_samples=2000, repeats=3, fit_repeats=7, seed=0):
         est = PrivilegedPinballTwinSVC(tau=0.5).fit(X, y, privileged_features=Xs)
         duals = est.dual_problems_
         m = [qp["q"].size // 2 for qp in duals]
-        t_smo, t_cvx, rel = 0.0, 0.0, []
+        t_smo, t_cvx, rel, rows = 0.0, 0.0, [], []
         for qp0, mi in zip(duals, m):
             partner = np.r_[np.arange(mi, 2 * mi), np.arange(mi)]
             ts, tc = [], []
@@ -69,6 +82,8 @@ def main(n_samples=2000, repeats=3, fit_repeats=7, seed=0):
             t_smo += med_s
             t_cvx += med_c
             rel.append(abs(a["objective"] - b["objective"]) / abs(b["objective"]))
+            rows.append([qp0["q"].size, _record.sig(med_s), a["n_iter"], _record.sig(med_c),
+                         b["n_iter"], float(f"{rel[-1]:.2g}")])
             print(f"  dual with {qp0['q'].size} variables: smo {med_s:.3f} s "
                   f"({a['n_iter']} it.), cvxopt {med_c:.3f} s ({b['n_iter']} it.), "
                   f"relative objective difference {rel[-1]:.1e} (medians of {repeats})")
@@ -86,10 +101,21 @@ def main(n_samples=2000, repeats=3, fit_repeats=7, seed=0):
               f"SVC fit {med_v:.3f} s (train acc {svc.score(X, y):.3f}) "
               f"(medians of {fit_repeats})")
 
-    print(f"cvxopt/smo time ratio on the Pin-TWSVMPI duals: {t_cvx / t_smo:.1f}x "
-          f"(target >= 5x); max relative objective difference {max(rel):.1e} (target <= 1e-6)")
-    print(f"Pin-TWSVM (smo) / sklearn SVC training-time ratio: {med_p / med_v:.1f}x "
-          "(aim <= 5x)")
+    if record is not None:
+        record.table("duals", f"The two Pin-TWSVMPI duals of {n_samples} samples (medians of "
+                     f"{repeats} interleaved repeats, one BLAS thread)",
+                     ["variables", "smo (s)", "smo iterations", "cvxopt (s)", "cvxopt iterations",
+                      "relative objective difference"], rows)
+        for key, v in (("n_samples", n_samples), ("dual_variables", max(r[0] for r in rows)),
+                       ("repeats", repeats), ("fit_repeats", fit_repeats),
+                       ("cvxopt_smo_time_ratio", t_cvx / t_smo), ("max_rel_objective_diff", max(rel)),
+                       ("smo_dual_seconds", t_smo), ("cvxopt_dual_seconds", t_cvx),
+                       ("pin_fit_seconds", med_p), ("svc_fit_seconds", med_v),
+                       ("pin_svc_time_ratio", med_p / med_v)):
+            record.value(key, v)
+    return [f"cvxopt/smo time ratio on the Pin-TWSVMPI duals: {t_cvx / t_smo:.1f}x "
+            f"(target >= 5x); max relative objective difference {max(rel):.1e} (target <= 1e-6)",
+            f"Pin-TWSVM (smo) / sklearn SVC training-time ratio: {med_p / med_v:.1f}x (aim <= 5x)"]
 
 
 def _pairs():
@@ -114,7 +140,7 @@ def _pairs():
     return result
 
 
-def defaults_side_by_side(repeats=3):
+def defaults_side_by_side(repeats=3, record=None, quick=False):
     """Part 3: SMO vs cvxopt vs SVC at the estimators' defaults."""
     from sklearn.base import clone
 
@@ -122,9 +148,12 @@ def defaults_side_by_side(repeats=3):
 
     print("defaults: fit time (s), median of interleaved repeats; rel. objective "
           "(smo - cvxopt) / |cvxopt|, SMO iterations, predictions differing")
-    worst_bc, worst_obj = 0.0, 0.0
+    worst_bc, worst_obj, worst_diff, rows = 0.0, 0.0, 0, []
+    pairs = _pairs()
+    if quick:
+        pairs = [pairs[0][:1] + (pairs[0][1][:100], pairs[0][2][:100])] + pairs[1:2]
     with threadpool_limits(limits=1, user_api="blas"):
-        for name, X, y in _pairs():
+        for name, X, y in pairs:
             privileged = {"pca": PCAPrivileged().fit_transform(X), "3 columns": X[:, :3]}
             for kernel in ("linear", "rbf"):
                 cases = [("PinballSVC", PinballSVC(kernel=kernel), {})]
@@ -150,20 +179,43 @@ def defaults_side_by_side(repeats=3):
                     rel = (o_s - o_c) / abs(o_c)
                     diff = int((smo.predict(X) != ref.predict(X)).sum())
                     worst_obj = max(worst_obj, abs(rel))
+                    worst_diff = max(worst_diff, diff)
+                    rows.append([name.replace("_", " "), kernel, label, _record.sig(med["cvxopt"]),
+                                 _record.sig(med["smo"]), smo.dual_problems_[0]["n_iter"],
+                                 _record.sig(med["svc"]), float(f"{rel:.2g}"), diff])
                     if name == "breast_cancer":
                         worst_bc = max(worst_bc, med["smo"] / med["cvxopt"])
                     print(f"  {name:14s} {kernel:6s} {label:22s} cvxopt {med['cvxopt']:6.3f}  "
                           f"smo {med['smo']:6.3f} ({smo.dual_problems_[0]['n_iter']:5d} it.)  "
                           f"SVC {med['svc']:6.4f}  rel. obj. {rel:+.1e}  pred. diff. {diff}")
-    print(f"breast cancer: worst smo/cvxopt time ratio {worst_bc:.2f} (target <= 1); "
-          f"max |rel. objective difference| {worst_obj:.1e} (target <= 1e-6)")
+    if record is not None:
+        record.table("defaults", f"Fit time (s) at the estimators' defaults, median of {repeats} "
+                     "interleaved repeats; relative objective (smo - cvxopt) / |cvxopt|; "
+                     "predictions differing on the training data",
+                     ["data", "kernel", "estimator", "cvxopt (s)", "smo (s)", "smo iterations",
+                      "SVC (s)", "relative objective", "predictions differing"], rows)
+        record.value("breast_cancer_worst_smo_cvxopt_ratio", worst_bc)
+        record.value("defaults_max_rel_objective_diff", worst_obj)
+        record.value("defaults_max_pred_diff", worst_diff)
+    return [f"breast cancer: worst smo/cvxopt time ratio {worst_bc:.2f} (target <= 1); "
+            f"max |rel. objective difference| {worst_obj:.1e} (target <= 1e-6)"]
 
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--part", choices=["twin", "defaults", "all"], default="all")
-    part = parser.parse_args().part
+    _record.add_arguments(parser)
+    args = parser.parse_args()
+    part = args.part
+    name = {"all": "twinsvm", "twin": "twinsvm_twin", "defaults": "twinsvm_solvers"}[part]
+    record = _record.Record(name, "bench_twinsvm.py", packages=("cvxopt", "scikit-learn"))
+    last = []
     if part in ("twin", "all"):
-        main()
+        sizes = dict(n_samples=200, repeats=1, fit_repeats=1) if args.quick else {}
+        last += main(record=record, **sizes)
     if part in ("defaults", "all"):
-        defaults_side_by_side()
+        last += defaults_side_by_side(repeats=1 if args.quick else 3, record=record,
+                                      quick=args.quick)
+    record.write(_record.record_dir(args.record_dir, args.quick))
+    for line in last:  # the ratios, last
+        print(line)

@@ -14,7 +14,17 @@ the single-plane estimators) in {0.1, 0.5, 1, 2, 5, 10} and, for the pinball
 estimators, ``tau`` in {0.1, 0.2, 0.5}; for each candidate it prints the
 worst-case gap to SVC over all data sets, per estimator and kernel.
 
-Run: ``python benchmarks/bench_twinsvm_defaults.py [--grid] [--estimators NAME ...]``.
+Run: ``python benchmarks/bench_twinsvm_defaults.py [--grid] [--estimators NAME ...]
+[--quick] [--record-dir DIR]``.
+
+The run's record (``_record.py``) is ``results/benchmarks/twinsvm_defaults.json``:
+values ``worst_gap`` (points, over every estimator, kernel and data set) and
+``worst_gap_<estimator>_<kernel>`` (estimator in lowercase); tables
+``accuracy`` and ``worst_gap``. With ``--grid`` it is
+``twinsvm_defaults_grid.json``: table ``grid`` (every candidate's worst and
+mean gap) and values ``best_worst_gap_<estimator>_<kernel>``. ``--quick``
+runs on iris alone (and, with ``--grid``, one candidate per estimator) and
+writes its record to a temporary folder.
 """
 
 import argparse
@@ -22,6 +32,7 @@ import itertools
 import time
 import warnings
 
+import _record
 import numpy as np
 from sklearn.base import clone
 from sklearn.datasets import load_breast_cancer, load_digits, load_iris, load_wine
@@ -42,8 +53,8 @@ ESTIMATORS = {
     "SVMPlus": SVMPlus,
 }
 KERNELS = ["linear", "rbf"]
-GRID_C = (0.1, 0.5, 1.0, 2.0, 5.0, 10.0)
-GRID_TAU = (0.1, 0.2, 0.5)
+GRID_C = [0.1, 0.5, 1.0, 2.0, 5.0, 10.0]
+GRID_TAU = [0.1, 0.2, 0.5]
 
 
 def _digits_pair(a, b):
@@ -96,8 +107,9 @@ def _override(cls, overrides):
     return {k: v for k, v in overrides.items() if k in params}
 
 
-def run_defaults(names, data, overrides=None):
+def run_defaults(names, data, overrides=None, record=None):
     base = _svc_baseline(data)
+    rows = []
     print(f"{'estimator':26s} {'kernel':6s} {'data set':15s} {'ours':>6s} {'SVC':>6s} {'diff':>6s}")
     worst = {}
     for est_name in names:
@@ -108,8 +120,19 @@ def run_defaults(names, data, overrides=None):
                 d = 100 * (acc - base[name, k])
                 worst[est_name, k] = min(worst.get((est_name, k), np.inf), d)
                 flag = "  <-- gap > 2" if d < -2 else ""
+                rows.append([est_name, k, name, round(acc, 3), round(base[name, k], 3), round(d, 1)])
                 print(f"{est_name:26s} {k:6s} {name:15s} {acc:6.3f} {base[name, k]:6.3f} "
                       f"{d:+6.1f}{flag}", flush=True)
+    if record is not None:
+        record.table("accuracy", "5-fold stratified CV accuracy with the defaults, beside SVC "
+                     "with the same kernel and its defaults; difference in points",
+                     ["estimator", "kernel", "data set", "ours", "SVC", "difference"], rows)
+        record.table("worst_gap", "Worst gap to SVC over the data sets (points)",
+                     ["estimator", "kernel", "worst gap"],
+                     [[e, k, round(d, 1)] for (e, k), d in worst.items()])
+        for (e, k), d in worst.items():
+            record.value(f"worst_gap_{e.lower()}_{k}", d)
+        record.value("worst_gap", min(worst.values()))
     print("\nworst gap to SVC (points):")
     for (est_name, k), d in worst.items():
         print(f"  {est_name:26s} {k:6s} {d:+6.1f}")
@@ -126,8 +149,9 @@ def _candidates(cls):
         yield cand
 
 
-def run_grid(names, data):
+def run_grid(names, data, record=None):
     base = _svc_baseline(data)
+    rows, best = [], {}
     for est_name in names:
         cls = ESTIMATORS[est_name]
         for k in KERNELS:
@@ -138,9 +162,18 @@ def run_grid(names, data):
                         for name, (X, y, Xs) in data.items()}
                 worst = min(gaps, key=gaps.get)
                 desc = ", ".join(f"{p}={v:g}" for p, v in cand.items() if p != "C2")
+                rows.append([est_name, k, desc, round(gaps[worst], 1), worst,
+                             round(float(np.mean(list(gaps.values()))), 1)])
+                best[est_name, k] = max(best.get((est_name, k), -np.inf), gaps[worst])
                 print(f"  {desc:18s} worst {gaps[worst]:+6.1f} ({worst}); "
                       f"mean {np.mean(list(gaps.values())):+5.1f}  "
                       f"[{time.perf_counter() - t0:.0f}s]", flush=True)
+    if record is not None:
+        record.table("grid", "Candidate defaults: worst and mean gap to SVC over the data sets "
+                     "(points)", ["estimator", "kernel", "candidate", "worst gap", "worst on",
+                                  "mean gap"], rows)
+        for (e, k), d in best.items():
+            record.value(f"best_worst_gap_{e.lower()}_{k}", d)
 
 
 def main(argv=None):
@@ -154,16 +187,23 @@ def main(argv=None):
     parser.add_argument("--set", nargs="+", default=[], metavar="PARAM=VALUE",
                         help="override defaults in the table (e.g. --set C1=0.5 C2=0.5 "
                              "tau=0.1); ignored by estimators without that parameter")
+    _record.add_arguments(parser)
     args = parser.parse_args(argv)
+    record = _record.Record("twinsvm_defaults_grid" if args.grid else "twinsvm_defaults",
+                            "bench_twinsvm_defaults.py", packages=("scikit-learn",), argv=argv)
     data = datasets()
+    if args.quick:
+        args.datasets = ["iris"]
+        GRID_C[:], GRID_TAU[:] = [1.0], [0.5]
     if args.datasets:
         data = {k: data[k] for k in args.datasets}
     KERNELS[:] = args.kernels
     if args.grid:
-        run_grid(args.estimators, data)
+        run_grid(args.estimators, data, record)
     else:
         overrides = {k: float(v) for k, v in (item.split("=", 1) for item in args.set)}
-        run_defaults(args.estimators, data, overrides)
+        run_defaults(args.estimators, data, overrides, record)
+    record.write(_record.record_dir(args.record_dir, args.quick))
 
 
 if __name__ == "__main__":

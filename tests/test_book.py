@@ -402,12 +402,12 @@ def data():
 
 
 def _rows(md):
-    """The list-table rows of the generated page: [claim, verdict, seeds, ours vs paper] each."""
+    """The list-table rows of the generated page: [claim, verdict, seeds, ours vs paper, relation, why]."""
     lines = md.splitlines()
     rows = []
     for k, line in enumerate(lines):
         if line.startswith("* - {ref}`"):
-            rows.append([line[4:]] + [lines[k + j][4:] for j in (1, 2, 3)])
+            rows.append([line[4:]] + [lines[k + j][4:] for j in (2, 3, 4, 1, 5)])
     return rows
 
 
@@ -425,6 +425,7 @@ def test_scorecard_shows_the_paper_verdict_first_and_where_the_default_differs(d
     assert _row(md, "boosting.default-only")[1] == "not recorded · default: direction"
     # the counts: the paper preset's row first
     table = [line for line in md.splitlines() if line.startswith("| ")]
+    table = table[next(k for k, line in enumerate(table) if line.startswith("| claims |")):]
     assert table[0].startswith("| claims | reproduced | direction | not reproduced | not computable |")
     assert table[2] == "| paper preset (recorded) | 2 | 1 | 0 | 1 | 1 | 5 |"
     assert table[3] == "| this build (default preset) | 1 | 1 | 1 | 1 | 0 | 4 |"
@@ -834,3 +835,36 @@ def test_every_scorecard_link_reaches_its_section(built_book):
     with_section = sum(1 for d in data.values() for c in d["default"]
                        if c.get("section") and c["section"] in d["sections"])
     assert sum(1 for _, fragment in links if fragment) >= with_section
+
+
+def test_scorecard_opens_with_relation_by_verdict_and_keeps_the_book_checks_apart(data):
+    data["boosting/fairness"]["paper"][0].update(relation="reformulated", how="stricter: significance",
+                                                 why="the gains are not significant", evidence=["boosting.abl"],
+                                                 explained_in="Sec")
+    data["boosting/fairness"]["paper"].append(claim("boosting.abl", "reproduced", 0.1, relation="book"))
+    md = scorecard.scorecard_markdown(data, "default")
+    head = md[:md.index("All claims")]
+    assert "| Part I | reformulated | 0 | 1 | 0 | 0 | 0 | 1 |" in head
+    assert "| Part I | book | 1 | 0 | 0 | 0 | 0 | 1 |" in head
+    # a record without the field takes this build's; with neither it is unstated
+    assert "| Part I | unstated |" in head
+    assert "**The reproduction** is the 1 claims" in head
+    # the book's own check is in its own table, after the reproduction's
+    part = md[md.index("## Part I"):md.index("## Part II")]
+    assert part.index("The book's own checks") < part.index("boosting.abl <")
+    assert part.index("boosting.fairness-dp-compas <") < part.index("The book's own checks")
+    row = _row(md, "boosting.fairness-dp-compas")
+    assert row[4] == "reformulated" and row[5].startswith("the gains are not significant [(why)](")
+    details = md.split("(claim-boosting-fairness-boosting-fairness-dp-compas)=", 1)[1].split(":::", 1)[0]
+    assert "**Relation to the paper.** reformulated: a paper statement tested by a stricter" in details
+    assert "How: stricter: significance." in details
+    assert "**Why.** the gains are not significant" in details
+    assert "**Evidence.** {ref}`boosting.abl <claim-boosting-fairness-boosting-abl>`." in details
+
+
+def test_scorecard_shows_a_deterministic_claim_as_one_measurement():
+    same = {"n": 5, "held": 5, "fraction": 1.0, "values": [3] * 5, "median": 3, "min": 3, "max": 3,
+            "identical": True}
+    assert scorecard.seeds_text(claim("a", "reproduced", 3, seeds=same, deterministic=True)) == "deterministic, 3"
+    assert scorecard.seeds_text(claim("a", "reproduced", 3, seeds=same)) == \
+        "5/5 seeds, the same value at every seed (3)"

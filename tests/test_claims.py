@@ -49,13 +49,15 @@ def test_a_caller_may_give_the_reason(claims):
 
 
 def test_an_expected_failure_that_is_not_computable_raises_nothing(claims):
-    claims.check("demo.t", "A claim the book shows failing", float("nan"), ">", 0, paper="> 0", expect=False)
+    claims.check("demo.t", "A claim the book shows failing", float("nan"), ">", 0, paper="> 0", expect=False,
+                 why="The demo fails here.")
     assert claims.records[-1]["verdict"] == "not computable"
 
 
 def test_other_verdicts_are_unchanged(claims):
     claims.check("demo.a", "Holds", 0.2, "<", 0.5, paper="< 0.5")
-    claims.check("demo.b", "Compound", 0.2, holds=True, needs="both", paper="p", verdict="direction")
+    claims.check("demo.b", "Compound", 0.2, holds=True, needs="both", paper="p", verdict="direction",
+                 why="demo")
     claims.not_runnable("demo.c", "Offline", paper="p", reason="no data")
     assert [(r["verdict"], r["reason"]) for r in claims.records] == [
         ("reproduced", None), ("direction", None), ("not runnable offline", "no data")]
@@ -78,3 +80,49 @@ def test_run_parameters_keep_their_order_and_a_preset_among_them():
     params = {"preset": "paper", "n": 3, "sizes": [1, 2]}
     c = Claims("demo/example", preset="paper", parameters=params, display=False)
     assert repr(_JSONDict({**c.parameters, "preset": c.preset})) == '{"preset": "paper", "n": 3, "sizes": [1, 2]}'
+
+
+# ---- relation, why, evidence, deterministic (how a claim relates to the paper)
+
+def test_a_claim_records_its_relation_and_why(claims):
+    claims.check("demo.r", "Reformulated", 0.2, "<", 0.5, paper="< 0.5", relation="reformulated",
+                 how="stricter: a significant paired t-test, where the paper counts mean wins",
+                 why="a failure would mean the wins are not significant", evidence=["demo.other"],
+                 deterministic=True, section="Results", explained_in="Why")
+    r = claims.records[-1]
+    assert (r["relation"], r["how"], r["evidence"], r["deterministic"], r["explained_in"]) == (
+        "reformulated", "stricter: a significant paired t-test, where the paper counts mean wins",
+        ["demo.other"], True, "Why")
+    claims.check("demo.p", "Paper", 0.2, "<", 0.5, paper="< 0.5", section="Results")
+    r = claims.records[-1]
+    assert (r["relation"], r["how"], r["why"], r["evidence"], r["deterministic"], r["explained_in"]) == (
+        "paper", None, None, [], False, "Results")
+
+
+@pytest.mark.parametrize("kwargs, match", [
+    (dict(relation="mine"), "relation must be one of"),
+    (dict(relation="reformulated"), "needs `how`"),
+    (dict(relation="paper", how="looser"), "`how` is for reformulated"),
+    (dict(verdict="direction"), "needs `why`"),
+    (dict(expect=False), "needs `why`"),
+    (dict(evidence=["demo.x", ""]), "evidence must be claim ids"),
+    (dict(evidence="demo.x2"), None),
+    (dict(evidence=["demo.self"]), "not its own evidence"),
+])
+def test_relation_and_why_are_validated(claims, kwargs, match):
+    call = lambda: claims.check("demo.self", "A claim", 0.2, "<", 0.5, paper="< 0.5", **kwargs)  # noqa: E731
+    if match is None:
+        call()
+        assert claims.records[-1]["evidence"] == ["demo.x2"]
+    else:
+        with pytest.raises(ValueError, match=match):
+            call()
+
+
+def test_not_computable_and_not_runnable_carry_the_reason_as_why(claims):
+    claims.not_computable("demo.n", "A t-test", paper="p", reason="one repetition", relation="reformulated",
+                          how="looser")
+    claims.not_runnable("demo.o", "Offline", paper="p", reason="no data", relation="cited")
+    a, b = claims.records
+    assert (a["why"], a["relation"], b["why"], b["relation"], b["deterministic"]) == (
+        "one repetition", "reformulated", "no data", "cited", True)

@@ -359,7 +359,7 @@ SEEDED = [
              'claims = Claims("toy/seeded", preset=preset, parameters=dict(seed=seed))\n'
              'if preset == "paper":\n    pass'),
     ("code", 'claims.check("toy.four-of-five", "Holds but at one seed", float(seed), "!=", 5.0,\n'
-             '             paper="always", verdict="direction")\n'
+             '             paper="always", verdict="direction", why="a toy")\n'
              'claims.check("toy.three-of-five", "Holds at three seeds", float(seed), "<", 6.0,\n'
              '             paper="always")'),
 ]

@@ -23,6 +23,23 @@ it is not a failure and never raises) and ``"not runnable offline"`` (the data
 or code the claim needs cannot be had offline; recorded with
 :meth:`Claims.not_runnable` and the reason).
 
+How a claim relates to the paper (:data:`RELATIONS`, the record's
+``relation``): ``"paper"`` (the paper's own statement at its own criterion),
+``"reformulated"`` (a stricter or looser test of a paper statement; ``how``
+says in words how it differs), ``"cited"`` (something the paper says about
+*cited* work) and ``"book"`` (the book's own check: a data check, a sanity
+condition, an ablation). Only paper and reformulated claims make up the
+reproduction; the scorecard lists the others apart.
+
+Every verdict other than ``"reproduced"`` says why: ``why`` (one or two
+sentences a reader understands; required for a ``"direction"`` claim and for a
+claim the book shows failing, ``expect=False``) and ``evidence`` (the ids of
+the claims that test the explanation: ``"<id>"`` in the same notebook or
+``"<part>/<name>:<id>"`` in another). ``explained_in`` names the section that
+explains the verdict (default: ``section``, the one that computes it).
+``deterministic=True`` marks a value that does not depend on the seed (a data
+check, a closed form): the scorecard shows it as one measurement.
+
 A record's ``threshold`` is the text of the condition (``"< 0.05"``); for a
 claim that is not computable or not runnable offline it is the reason (and
 the condition, ``"the measured value is nan (needs < 0.05)"``), which is also
@@ -34,9 +51,10 @@ Examples
 >>> from lupikit.claims import Claims
 >>> claims = Claims("demo/example", display=False)
 >>> claims.check("demo.gap", "The gap is positive", 0.03, ">", 0.0,
-...              paper="positive (Table 1)", verdict="direction")
->>> claims.records[-1]["verdict"], claims.records[-1]["holds"]
-('direction', True)
+...              paper="positive (Table 1)", verdict="direction",
+...              why="Table 1's numbers are not in our text of the paper: only the sign is checked.")
+>>> claims.records[-1]["verdict"], claims.records[-1]["holds"], claims.records[-1]["relation"]
+('direction', True, 'paper')
 >>> claims.check("demo.ttest", "The gain is significant", float("nan"), "<", 0.05, paper="p < 0.05")
 >>> claims.records[-1]["verdict"], claims.records[-1]["reason"]
 ('not computable', 'the measured value is nan')
@@ -72,6 +90,7 @@ except ImportError:  # pragma: no cover
 
 __all__ = [
     "VERDICTS",
+    "RELATIONS",
     "ClaimFailed",
     "Claims",
     "read_claims",
@@ -85,6 +104,8 @@ __all__ = [
 
 #: Every verdict a claim record can carry.
 VERDICTS = ("reproduced", "direction", "not reproduced", "not computable", "not runnable offline")
+#: How a claim relates to the paper (see the module's docstring).
+RELATIONS = ("paper", "reformulated", "cited", "book")
 _OPS = {"<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge,
         "==": operator.eq, "!=": operator.ne}
 GLUE_PREFIX = "claim:"
@@ -151,8 +172,34 @@ class _Record(dict):
         mark = {"reproduced": "✔", "direction": "✔ (direction)", "not reproduced": "✘"}[self["verdict"]]
         ours = "" if self["value"] is None else f"; here **{_fmt(self['value'])}**"
         need = f" (needs {self['threshold']})" if self["threshold"] else ""
+        why = f" {self['why']}" if self.get("why") and self["verdict"] != "reproduced" else ""
         return (f"{mark} **Claim `{self['id']}`**: {self['statement']}. Paper: "
-                f"{self['paper_value']}{ours}{need}: *{self['verdict']}*.")
+                f"{self['paper_value']}{ours}{need}: *{self['verdict']}*.{why}")
+
+
+def _annotations(claim_id, *, relation, how, why, evidence, deterministic, explained_in, section):
+    """The fields that say how a claim relates to the paper and why its verdict is what it is."""
+    if relation not in RELATIONS:
+        raise ValueError(f"claim {claim_id!r}: relation must be one of {', '.join(map(repr, RELATIONS))}, "
+                         f"got {relation!r}.")
+    if relation == "reformulated" and not (isinstance(how, str) and how.strip()):
+        raise ValueError(f"claim {claim_id!r}: a reformulated claim needs `how` (in words, how the check "
+                         "differs from the paper's criterion: stricter or looser, and in what).")
+    if how is not None and relation != "reformulated":
+        raise ValueError(f"claim {claim_id!r}: `how` is for reformulated claims (relation={relation!r}).")
+    for name, text in (("how", how), ("why", why), ("explained_in", explained_in)):
+        if text is not None and not isinstance(text, str):
+            raise TypeError(f"claim {claim_id!r}: {name} must be a string or None, got {type(text).__name__}.")
+    if isinstance(evidence, str):
+        evidence = [evidence]
+    evidence = list(evidence or [])
+    bad = [e for e in evidence if not isinstance(e, str) or not e.strip()]
+    if bad:
+        raise ValueError(f"claim {claim_id!r}: evidence must be claim ids (strings), got {bad!r}.")
+    if claim_id in evidence:
+        raise ValueError(f"claim {claim_id!r}: a claim is not its own evidence.")
+    return {"relation": relation, "how": how, "why": why, "evidence": evidence,
+            "deterministic": bool(deterministic), "explained_in": explained_in or section or ""}
 
 
 class Claims:
@@ -230,7 +277,8 @@ class Claims:
         return record
 
     def check(self, claim_id, statement, value, op=None, threshold=None, *, paper, source="",
-              verdict="reproduced", holds=None, needs=None, section="", expect=True, reason=None):
+              verdict="reproduced", holds=None, needs=None, section="", expect=True, reason=None,
+              relation="paper", how=None, why=None, evidence=(), deterministic=False, explained_in=None):
         """Check one claim and record it; raise :class:`ClaimFailed` if it fails.
 
         A value (or threshold) that is None, NaN or infinite cannot be
@@ -271,6 +319,22 @@ class Claims:
             Why this run cannot measure the value (e.g. ``"one repetition: no
             t-test"``): the claim is recorded as ``"not computable"`` with this
             reason, whatever ``value`` and ``holds`` are.
+        relation : {"paper", "reformulated", "cited", "book"}, default="paper"
+            How the claim relates to the paper (:data:`RELATIONS`).
+        how : str or None
+            For a reformulated claim (required there): how the check differs
+            from the paper's own criterion (stricter or looser, and in what).
+        why : str or None
+            Why the verdict is not "reproduced": required for
+            ``verdict="direction"`` and for ``expect=False``; for a claim
+            expected to hold, what a failure would mean (shown if it fails).
+        evidence : sequence of str, default=()
+            Ids of the claims (``"<id>"`` in this notebook, or
+            ``"<part>/<name>:<id>"``) whose values test ``why``.
+        deterministic : bool, default=False
+            The value does not depend on the seed (shown as one measurement).
+        explained_in : str or None
+            The section that explains the verdict (default: ``section``).
 
         Returns
         -------
@@ -280,6 +344,13 @@ class Claims:
         """
         if verdict not in ("reproduced", "direction"):
             raise ValueError(f"verdict must be 'reproduced' or 'direction', got {verdict!r}.")
+        notes = _annotations(claim_id, relation=relation, how=how, why=why, evidence=evidence,
+                             deterministic=deterministic, explained_in=explained_in, section=section)
+        if verdict == "direction" and not why:
+            raise ValueError(f"claim {claim_id!r}: a 'direction' claim needs `why` (why only the sign or "
+                             "order is checked, not the paper's size).")
+        if not expect and not why:
+            raise ValueError(f"claim {claim_id!r}: a claim the book shows failing (expect=False) needs `why`.")
         value = _number(value)
         bound = None
         if op is not None:
@@ -301,13 +372,13 @@ class Claims:
             return self._not_computable(claim_id, statement, paper=paper, reason=str(reason),
                                         source=source, section=section, needs=needs, op=op,
                                         bound=bound if _not_finite(bound) is None else None,
-                                        value=value, expect=expect)
+                                        value=value, expect=expect, notes=notes)
         ok = bool(_OPS[op](value, bound)) if op is not None else bool(holds)
         record = _Record(
             id=claim_id, notebook=self.notebook, statement=statement, paper_value=paper,
             source=source, value=value, threshold=needs, holds=ok,
             verdict=verdict if ok else "not reproduced", section=section,
-            preset=self.preset, reason=None, op=op, bound=bound,
+            preset=self.preset, reason=None, op=op, bound=bound, **notes,
         )
         record["expected"] = bool(expect)
         self._emit(record)
@@ -322,34 +393,44 @@ class Claims:
                 f"measured {_fmt(value)}, {needs} (paper: {paper}); update the book's text"
             )
 
-    def not_computable(self, claim_id, statement, *, paper, reason, source="", section="", needs=""):
+    def not_computable(self, claim_id, statement, *, paper, reason, source="", section="", needs="",
+                       relation="paper", how=None, evidence=(), deterministic=False, explained_in=None):
         """Record a claim that this run cannot measure (e.g. too few repetitions), with the reason.
 
         It is not a failure: nothing is raised, in either mode. ``needs`` describes
-        the condition the claim would have been checked against.
+        the condition the claim would have been checked against; the reason is
+        the record's ``why``. The other arguments are those of :meth:`check`.
         """
+        notes = _annotations(claim_id, relation=relation, how=how, why=None, evidence=evidence,
+                             deterministic=deterministic, explained_in=explained_in, section=section)
         self._not_computable(claim_id, statement, paper=paper, reason=str(reason), source=source,
-                             section=section, needs=needs or "")
+                             section=section, needs=needs or "", notes=notes)
 
     def _not_computable(self, claim_id, statement, *, paper, reason, source, section, needs,
-                        op=None, bound=None, value=None, expect=True):
+                        op=None, bound=None, value=None, expect=True, notes):
         shown = _not_finite(value)
         record = _Record(
             id=claim_id, notebook=self.notebook, statement=statement, paper_value=paper,
             source=source, value=None if shown is not None else value,
             threshold=f"{reason} (needs {needs})" if needs else reason, holds=None,
             verdict="not computable", section=section, preset=self.preset, reason=reason,
-            op=op, bound=bound, expected=bool(expect),
+            op=op, bound=bound, expected=bool(expect), **dict(notes, why=notes["why"] or reason),
         )
         self._emit(record)
 
-    def not_runnable(self, claim_id, statement, *, paper, reason, source="", section=""):
-        """Record a claim that cannot be checked offline, with the reason."""
+    def not_runnable(self, claim_id, statement, *, paper, reason, source="", section="",
+                     relation="paper", how=None, evidence=(), explained_in=None):
+        """Record a claim that cannot be checked offline, with the reason (also its ``why``).
+
+        The other arguments are those of :meth:`check`.
+        """
+        notes = _annotations(claim_id, relation=relation, how=how, why=reason, evidence=evidence,
+                             deterministic=True, explained_in=explained_in, section=section)
         record = _Record(
             id=claim_id, notebook=self.notebook, statement=statement, paper_value=paper,
             source=source, value=None, threshold=reason, holds=None,
             verdict="not runnable offline", section=section, preset=self.preset, expected=None,
-            reason=reason, op=None, bound=None,
+            reason=reason, op=None, bound=None, **notes,
         )
         self._emit(record)
 

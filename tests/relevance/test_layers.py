@@ -24,7 +24,7 @@ LAYERS = {
     "_engine": 3,
     "_lp": 4,
     "_ordinal": 5,
-    "_regression": 6, "_constrained": 6, "_cv": 6, "_logistic": 6,
+    "_regression": 6, "_constrained": 6, "_cv": 6, "_logistic": 6, "_lupi_residual": 6,
     "_bounds": 7, "_holdout": 7,
     "_selection": 8,
     "__init__": 9,

@@ -222,7 +222,7 @@ def _log(line):
     print(line, flush=True)
 
 
-def staging_copy(paths, name, title_suffix, link=("book", "src"), **execute):
+def staging_copy(paths, name, title_suffix, link=("book", "src", "results"), **execute):
     """A staging copy of the book in ``_build/<name>``: its pages linked, its configuration changed."""
     stage = paths.build / name
     if stage.exists():

@@ -16,16 +16,22 @@ from pathlib import Path
 from ..claims import code_paths, fingerprints, provenance, read_claims
 from .seeds import aggregate_claims, seed_runs
 
-__all__ = ["CLAIM_KEYS", "RESULT_KEYS", "code_paths", "fingerprints", "is_stale", "now", "paper_record",
+__all__ = ["CLAIM_KEYS", "LEGACY_CLAIM_KEYS", "RESULT_KEYS", "code_paths", "fingerprints", "is_stale", "now", "paper_record",
            "read_paper_result", "result_path", "write_paper_result"]
 
 #: keys of a paper-scale result file, in order
 RESULT_KEYS = ("notebook", "parameters", "seeds", "claims", "lupikit_version", "git_commit",
                "executed_at", "seconds", "machine", "fingerprint")
 #: keys of each claim in a paper-scale result (``reason``: why a claim is not
-#: computable or not runnable offline, else None)
+#: computable or not runnable offline, else None; ``relation``, ``how``,
+#: ``why``, ``evidence``, ``deterministic`` and ``explained_in``: see
+#: :mod:`lupikit.claims`)
 CLAIM_KEYS = ("id", "statement", "paper_value", "value", "verdict", "threshold", "source", "section",
-              "reason", "seeds")
+              "reason", "relation", "how", "why", "evidence", "deterministic", "explained_in", "seeds")
+#: keys of each claim in a record written before claims stated their relation
+#: to the paper (such a record is stale: :mod:`lupikit.claims` changed since)
+LEGACY_CLAIM_KEYS = ("id", "statement", "paper_value", "value", "verdict", "threshold", "source", "section",
+                     "reason", "seeds")
 
 
 

@@ -17,14 +17,14 @@ import re
 import matplotlib
 from matplotlib.figure import Figure
 
-from ..claims import VERDICTS
+from ..claims import RELATIONS, VERDICTS
 from .markdown import anchor, brief, fmt, inline, one_line
 from .parts import PART_LABELS, PARTS
 from .paths import GENERATED
 from .seeds import MAJORITY
 
-__all__ = ["SCORECARD_FIGURE", "SCORECARD_FIGURE_FONT", "SCORECARD_FIGURE_WIDTH", "VERDICTS", "VERDICT_COLOURS",
-           "claim_details", "scorecard_markdown", "scorecard_rows", "seeds_text", "verdict_counts",
+__all__ = ["ANNOTATIONS", "RELATION_TEXT", "SCORECARD_FIGURE", "annotation", "relation_counts", "SCORECARD_FIGURE_FONT", "SCORECARD_FIGURE_WIDTH", "VERDICTS", "VERDICT_COLOURS",
+           "claim_details", "evidence_target", "scorecard_markdown", "scorecard_rows", "seeds_text", "verdict_counts",
            "verdict_figure", "verdict_text"]
 
 #: Okabe-Ito colours (distinguishable with the common colour-vision deficiencies),
@@ -43,6 +43,16 @@ SCORECARD_FIGURE = "scorecard_verdicts.svg"
 SCORECARD_FIGURE_WIDTH = 7.0
 SCORECARD_FIGURE_FONT = 10.0
 _SPECIAL = ("not computable", "not runnable offline")  # no value: the threshold holds the reason
+#: The fields that say how a claim relates to the paper and why its verdict is what it is.
+ANNOTATIONS = ("relation", "how", "why", "evidence", "deterministic", "explained_in")
+#: What each relation means, for the page.
+RELATION_TEXT = {
+    "paper": "the paper's own statement, tested at its own criterion",
+    "reformulated": "a paper statement tested by a stricter or looser criterion (the claim says how)",
+    "cited": "something the paper says about cited work, tested on our model of that work",
+    "book": "the book's own check (a data check, a sanity condition, an ablation)",
+}
+_UNSTATED = "unstated"  # a record made before claims said their relation
 
 
 def _check_verdict(short, claim):
@@ -69,6 +79,35 @@ def verdict_counts(data, parts=None):
     return counts
 
 
+def annotation(row, field):
+    """A claim's ``relation``, ``how``, ``why``, ... : the paper-scale record's, else this build's.
+
+    (A record written before claims carried these fields lacks them; the
+    notebook's current source, run in this build, states them.)
+    """
+    for c in (row["paper"], row["build"]):
+        if c is not None and field in c:
+            return c[field]
+    return None
+
+
+def _relation(row):
+    return annotation(row, "relation") or _UNSTATED
+
+
+def relation_counts(data, part):
+    """``{relation: {verdict: n}}`` of one part's paper-scale claims (this build's where none is recorded)."""
+    rels = RELATIONS + (_UNSTATED,)
+    counts = {r: dict.fromkeys(VERDICTS, 0) for r in rels}
+    for short, d in data.items():
+        if short.split("/")[0] != part:
+            continue
+        for row in scorecard_rows(d):
+            verdict = row["verdict"] or row["build"]["verdict"]
+            counts[_relation(row)][verdict] += 1
+    return {r: c for r, c in counts.items() if r != _UNSTATED or sum(c.values())}
+
+
 def _build_label(preset):
     return "default" if preset == "default" else "this build"
 
@@ -86,6 +125,12 @@ def seeds_text(claim):
     if not seeds:
         return "1 seed"
     n, held, fraction = seeds.get("n"), seeds.get("held"), seeds.get("fraction")
+    if claim.get("deterministic") and seeds.get("identical", n == 1):
+        return "deterministic" + (f", {fmt(seeds['min'])}" if seeds.get("min") is not None else "")
+    if seeds.get("identical") and n > 1:
+        lo = seeds.get("min")
+        return (f"{held}/{n} seeds, the same value at every seed"
+                + (f" ({fmt(lo)})" if lo is not None else ""))
     ran = round(held / fraction) if fraction and held else n
     text = f"{held}/{ran} seeds"
     lo, hi = seeds.get("min"), seeds.get("max")
@@ -196,17 +241,41 @@ def _figure_block(figure, preset):
     ]
 
 
+def _section_link(short, d, section):
+    """A link to a section of a notebook's page (the page itself if this build's notebook lacks it)."""
+    link = anchor(section) if section and section in d.get("sections", [section]) else ""
+    return f"/notebooks/{short}.ipynb{link}"  # from the book's root: the page is included
+
+
+def _why_cell(short, row, d):
+    """The why of a verdict, cut short, and a link to the section that explains it."""
+    verdict = row["verdict"] or row["build"]["verdict"]
+    why = annotation(row, "why") or ""
+    if verdict == "reproduced" and not why:
+        return "–"
+    if not why:
+        main = row["paper"] or row["build"]
+        why = main.get("reason") or "no reason recorded"
+    section = annotation(row, "explained_in") or (row["build"] or row["paper"]).get("section") or ""
+    return f"{brief(why, 150)} [(why)]({_section_link(short, d, section)})"
+
+
+def _table(rows, label, preset):
+    head = [":::{list-table}", ":header-rows: 1", ":widths: 22 10 13 12 20 23", ":class: scorecard", "",
+            "* - claim", "  - relation", "  - verdict (paper preset" + (f" · {label})" if preset == "default" else ")"),
+            "  - seeds", "  - ours vs the paper", "  - why"]
+    return head + rows + [":::", ""]
+
+
 def _part_section(data, shorts, part, title, preset):
-    """One part: its counts, the compact table of its claims, then the details of each claim."""
+    """One part: its counts, the compact tables of its claims (the book's own apart), the details."""
     label = _build_label(preset)
     part_counts = verdict_counts({k: data[k] for k in shorts})
     lines = [f"## {title}", "",
              f"{sum(part_counts['paper'].values())} claims at the paper preset: "
              f"{_tally(part_counts['paper'])}. This build ({preset} preset), "
-             f"{sum(part_counts['build'].values())} claims: {_tally(part_counts['build'])}.", "",
-             ":::{list-table}", ":header-rows: 1", ":widths: 27 22 14 37", ":class: scorecard", "",
-             "* - claim", "  - verdict (paper preset" + (f" · {label})" if preset == "default" else ")"),
-             "  - seeds", "  - ours vs the paper"]
+             f"{sum(part_counts['build'].values())} claims: {_tally(part_counts['build'])}.", ""]
+    tables = {"reproduction": [], "book": []}
     details = []
     for short in shorts:
         d = data[short]
@@ -214,13 +283,52 @@ def _part_section(data, shorts, part, title, preset):
             main = row["paper"] or row["build"]
             target = _label(short, row["id"])
             ours = _value_text(main)
-            lines += [f"* - {{ref}}`{row['id']} <{target}>`",
-                      f"  - {inline(verdict_text(row, d['stale'], preset, bool(d['default'])))}",
-                      f"  - {inline(seeds_text(row['paper']) if row['paper'] else '–')}",
-                      f"  - {inline(ours + '; paper: ' + brief(main['paper_value']))}"]
+            relation = _relation(row)
+            tables["book" if relation == "book" else "reproduction"] += [
+                f"* - {{ref}}`{row['id']} <{target}>`",
+                f"  - {relation}",
+                f"  - {inline(verdict_text(row, d['stale'], preset, bool(d['default'])))}",
+                f"  - {inline(seeds_text(row['paper']) if row['paper'] else '–')}",
+                f"  - {inline(ours + '; paper: ' + brief(main['paper_value']))}",
+                f"  - {inline(_why_cell(short, row, d))}"]
             details += claim_details(short, row, d, preset, target)
-    lines += [":::", "", f"```{{rubric}} Details of the claims of {PART_LABELS.get(part, part)}", "```", ""]
+    if tables["reproduction"]:
+        lines += _table(tables["reproduction"], label, preset)
+    if tables["book"]:
+        lines += [f"```{{rubric}} The book's own checks in {PART_LABELS.get(part, part)}", "```", "",
+                  "Checks of the book's own (data checks, sanity conditions, ablations): not claims of "
+                  "the paper, and not counted as its reproduction.", ""]
+        lines += _table(tables["book"], label, preset)
+    lines += [f"```{{rubric}} Details of the claims of {PART_LABELS.get(part, part)}", "```", ""]
     return lines + details
+
+
+def _relations_table(data, parts):
+    """Relation × verdict, per part, at the paper preset (this build's verdict where none is recorded)."""
+    lines = ["| part | relation | " + " | ".join(VERDICTS) + " | in all |",
+             "| --- | --- |" + " ---: |" * (len(VERDICTS) + 1)]
+    totals = {}
+    for part in parts:
+        if not any(k.split("/")[0] == part for k in data):
+            continue
+        for relation, counts in relation_counts(data, part).items():
+            if not sum(counts.values()):
+                continue
+            lines.append(f"| {PART_LABELS.get(part, part)} | {relation} | "
+                         + " | ".join(str(counts[v]) for v in VERDICTS) + f" | {sum(counts.values())} |")
+            for v in VERDICTS:
+                totals.setdefault(relation, dict.fromkeys(VERDICTS, 0))[v] += counts[v]
+    for relation, counts in totals.items():
+        lines.append(f"| **all parts** | **{relation}** | " + " | ".join(f"**{counts[v]}**" for v in VERDICTS)
+                     + f" | **{sum(counts.values())}** |")
+    reproduction = {v: sum(totals.get(r, {}).get(v, 0) for r in ("paper", "reformulated")) for v in VERDICTS}
+    n = sum(reproduction.values())
+    relations = "; ".join(f"*{r}*: {t}" for r, t in RELATION_TEXT.items())
+    return [
+        f"**The reproduction** is the {n} claims that state the papers' results (relation *paper* or "
+        f"*reformulated*): {_tally(reproduction)}. Claims about cited work and the book's own checks are "
+        f"counted apart. Relations: {relations}.", "",
+    ] + lines + [""]
 
 
 def scorecard_markdown(data, preset, parts=PARTS, figure=None):
@@ -249,7 +357,10 @@ def scorecard_markdown(data, preset, parts=PARTS, figure=None):
         "code last changed.",
         "",
     ]
-    lines += _counts_table(verdict_counts(data), preset) + [""]
+    counts = verdict_counts(data)  # (refuses an unknown verdict)
+    lines += _relations_table(data, list(parts))
+    lines += ["All claims, paper preset and this build:", ""]
+    lines += _counts_table(counts, preset) + [""]
     lines += _seeds_paragraph(data)
     if figure:
         lines += _figure_block(figure, preset)
@@ -279,6 +390,19 @@ def claim_details(short, row, d, preset, target):
         return (f"{head} *{c['verdict']}*; measured {'–' if c.get('value') is None else fmt(c['value'])}"
                 + (f", needs {one_line(c['threshold'])}" if c.get("threshold") else ""))
 
+    relation = _relation(row)
+    text = f"**Relation to the paper.** {relation}: {RELATION_TEXT.get(relation, 'not stated by its record')}"
+    if annotation(row, "how"):
+        text += f". How: {one_line(annotation(row, 'how'))}"
+    out += [text + ".", ""]
+    why = annotation(row, "why")
+    if why and (row["verdict"] or row["build"]["verdict"]) != "reproduced":
+        explained = annotation(row, "explained_in") or section
+        out += [f"**Why.** {one_line(why)} ([explained in § {one_line(explained)}]"
+                f"({_section_link(short, d, explained)}))", ""]
+    evidence = annotation(row, "evidence") or []
+    if evidence:
+        out += ["**Evidence.** " + ", ".join(_evidence_ref(short, e) for e in evidence) + ".", ""]
     paper = row["paper"]
     if paper is None:
         out += ["**At the paper preset.** not recorded (the paper-scale run did not check it).", ""]
@@ -302,6 +426,19 @@ def claim_details(short, row, d, preset, target):
         out += ["**At the default preset.** not checked (it needs data or settings of the paper preset).", ""]
     out += [f"**Where.** {where}", ":::", ""]
     return out
+
+
+def evidence_target(short, reference):
+    """``(notebook, claim id)`` of an evidence reference: ``"<id>"`` or ``"<part>/<name>:<id>"``."""
+    if ":" in reference and "/" in reference.split(":", 1)[0]:
+        notebook, claim_id = reference.split(":", 1)
+        return notebook, claim_id
+    return short, reference
+
+
+def _evidence_ref(short, reference):
+    notebook, claim_id = evidence_target(short, reference)
+    return f"{{ref}}`{claim_id if notebook == short else reference} <{_label(notebook, claim_id)}>`"
 
 
 def verdict_figure(data, path, preset, parts=PARTS):

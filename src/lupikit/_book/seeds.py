@@ -18,6 +18,7 @@ Examples
 (4, 5, 'direction')
 """
 
+import json
 import math
 import numbers
 import statistics
@@ -27,7 +28,8 @@ __all__ = ["MAJORITY", "aggregate_claims", "majority_verdict", "seed_runs"]
 #: A claim holds across seeds when it holds at least at this fraction of them.
 MAJORITY = 0.8
 
-_CARRIED = ("id", "statement", "paper_value", "threshold", "source", "section", "expected", "reason")
+_CARRIED = ("id", "statement", "paper_value", "threshold", "source", "section", "expected", "reason",
+            "relation", "how", "why", "evidence", "deterministic", "explained_in")
 
 
 def _is_number(value):
@@ -77,7 +79,8 @@ def aggregate_claims(runs, seeds, majority=MAJORITY):
         verdict, and ``seeds`` a dict with ``n`` (runs that recorded the
         claim), ``held``, ``fraction``, ``values``, ``verdicts`` and
         ``holds`` (one per seed, None where the claim was not recorded),
-        ``median``, ``min``, ``max`` and ``sd`` (numeric values only).
+        ``median``, ``min``, ``max`` and ``sd`` (numeric values only) and
+        ``identical`` (the value was the same at every seed).
     """
     if len(runs) != len(seeds):
         raise ValueError(f"runs and seeds differ in length ({len(runs)} and {len(seeds)}).")
@@ -119,6 +122,9 @@ def aggregate_claims(runs, seeds, majority=MAJORITY):
                 "min": min(numeric) if numeric else None,
                 "max": max(numeric) if numeric else None,
                 "sd": statistics.stdev(numeric) if len(numeric) > 1 else None,
+                # the same value at every seed that recorded one (a deterministic
+                # claim must have it; any other claim then did not feel the seed)
+                "identical": len(present) > 1 and len({json.dumps(r.get("value")) for r in present}) == 1,
             })
         out.append(record)
     return out

@@ -41,7 +41,7 @@ def student_book(paths, edition, instructor, jobs=2):
     prefill_cache(paths, jobs)
     notebooks = toc_notebooks(paths)
     write_pages(paths, executed_default(paths, notebooks), "default", notebooks)
-    stage = staging_copy(paths, "student-book", " (student edition)", link=("src",), cache=str(paths.cache),
+    stage = staging_copy(paths, "student-book", " (student edition)", link=("src", "results"), cache=str(paths.cache),
                    exclude_patterns=["*/exercises*.ipynb", "exercises*.ipynb"])
     shutil.copytree(paths.pages, stage / "book")
     for page in (stage / "book").rglob("*.md"):

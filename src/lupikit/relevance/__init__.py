@@ -25,7 +25,9 @@ information*.
   :func:`selection_table`);
 - :func:`select_C`, :func:`select_C_gamma`, :func:`check_ordinal_labels`, :func:`solve_lp`,
   :class:`OrdinalLP`, :class:`RelevanceTask`, :class:`Probe`,
-  :class:`LinearProgramError` -- building blocks.
+  :class:`LinearProgramError` -- building blocks;
+- :class:`OrdinalLUPIResidualLP`, :func:`select_C_gamma_rho` -- the cited LUPI model (correcting
+  functions plus a residual slack), for the ablation of the LUPI accuracy claims.
 """
 
 from ._bounds import FeatureRelevanceBounds
@@ -33,6 +35,7 @@ from ._cv import select_C, select_C_gamma
 from ._highs import LinearProgramError, solve_lp
 from ._holdout import ordinal_holdout, stratified_holdout_splits
 from ._logistic import OrdinalElasticNet
+from ._lupi_residual import OrdinalLUPIResidualLP, select_C_gamma_rho
 from ._lp import OrdinalLP
 from ._ordinal import OrdinalRegressionLP, check_ordinal_labels
 from ._regression import L1SVR
@@ -58,6 +61,8 @@ __all__ = [
     "ordinal_holdout",
     "stratified_holdout_splits",
     "OrdinalElasticNet",
+    "OrdinalLUPIResidualLP",
+    "select_C_gamma_rho",
     "SELECTION_METHODS",
     "select_features",
     "selection_scores",

@@ -45,7 +45,7 @@ What the paper states of its protocol, and what we do:
 import numpy as np
 import pandas as pd
 from sklearn.datasets import load_iris, load_wine
-from sklearn.model_selection import ParameterGrid, ParameterSampler, StratifiedShuffleSplit
+from sklearn.model_selection import ParameterGrid, ParameterSampler, StratifiedKFold, StratifiedShuffleSplit
 
 from ..datasets import (load_compound, load_dermatology, load_ecoli, load_glass, load_haberman,
                         load_page_blocks, load_soybean_small, load_zoo)
@@ -67,6 +67,10 @@ __all__ = [
     "make_models",
     "candidates",
     "run_benchmark",
+    "majority_rate",
+    "tuning_ablation",
+    "ablation_summary",
+    "solver_times",
 ]
 
 #: The paper's ten UCI data sets (Tables 2 and 3), in its order.
@@ -335,3 +339,123 @@ def run_benchmark(datasets, kernels, grid, *, n_candidates=None, max_samples=Non
                     "unconverged_folds": int((res["n_convergence_warnings"] > 0).sum()),
                 })
     return pd.DataFrame(records)
+
+
+def majority_rate(y, *, n_splits=None, random_state=0):
+    """The accuracy (%) of the constant classifier that predicts the most frequent class.
+
+    With ``n_splits``, its mean accuracy over the stratified folds of
+    :func:`~lupikit.twinsvm.experiments.cross_validate_lupi` (the same
+    ``random_state``), each fold predicting the majority class of its
+    training rows: the floor a model's cross-validated accuracy must beat.
+
+    Examples
+    --------
+    >>> from lupikit.twinsvm.uci import load_uci, majority_rate
+    >>> y = load_uci("haberman")[1]
+    >>> float(round(majority_rate(y), 2)), float(round(majority_rate(y, n_splits=5), 3))
+    (73.53, 73.533)
+    """
+    y = np.asarray(y)
+    if n_splits is None:
+        _, counts = np.unique(y, return_counts=True)
+        return 100.0 * counts.max() / counts.sum()
+    cv = StratifiedKFold(n_splits=n_splits, shuffle=True, random_state=random_state)
+    accs = []
+    for tr, te in cv.split(np.zeros((len(y), 1)), y):
+        labels, counts = np.unique(y[tr], return_counts=True)
+        accs.append(np.mean(y[te] == labels[np.argmax(counts)]))
+    return 100.0 * float(np.mean(accs))
+
+
+def tuning_ablation(name, kernel, grid, *, n_candidates=None, max_samples=None, seed=0, n_jobs=None,
+                    solver="smo", data_home=None, models=MODELS):
+    """Every candidate of every model scored by 5-fold cross-validation: the tuning ablation.
+
+    For one (data set, kernel) pair and each model, the same number of
+    candidates (its full grid, or ``n_candidates`` drawn as in
+    :func:`candidates`, the draw of :func:`run_benchmark`) is scored twice by
+    stratified 5-fold cross-validation on all the rows: on the evaluation
+    folds of :func:`run_benchmark` (``seed``), and on other folds
+    (``seed + 1``), the tuning criterion. Two protocols follow (see
+    :func:`ablation_summary`): *cv-tuned* (each model takes the candidate
+    with the best accuracy on the other folds, then is scored on the
+    evaluation folds; an equal budget for every model, tuned on all the rows
+    rather than on 10% of them) and *oracle* (each model takes the candidate
+    with the best accuracy on the evaluation folds themselves: an upper bound
+    of what any tuning protocol can reach with these candidates).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per (model, candidate): ``model``, ``params``, ``acc_eval``
+        and ``acc_tune`` (mean accuracy, %, over the evaluation folds and over
+        the tuning folds).
+
+    Examples
+    --------
+    >>> from lupikit.twinsvm.uci import tuning_ablation, ablation_summary
+    >>> grid = {"C": [0.1, 1.0], "tau": [0.5], "correction_weight": [1.0], "gamma": [1.0]}
+    >>> scores = tuning_ablation("iris", "linear", grid, models=("Pin-SVM",))
+    >>> len(scores), sorted(ablation_summary(scores).columns)
+    (2, ['cv_tuned', 'oracle'])
+    """
+    X, y = load_uci(name, data_home=data_home, max_samples=max_samples, random_state=seed)
+    all_models = make_models(kernel, solver=solver)
+    rows = []
+    for model in models:
+        est = all_models[model]
+        for cand in candidates(model, kernel, X.shape[1], grid, n_candidates=n_candidates,
+                               random_state=seed):
+            params = {k: v[0] for k, v in cand.items()}
+            fitted = est.set_params(**params)
+            acc = [100 * cross_validate_lupi(fitted, X, y, random_state=s, n_jobs=n_jobs)["accuracy"].mean()
+                   for s in (seed, seed + 1)]
+            rows.append({"model": model, "params": params, "acc_eval": acc[0], "acc_tune": acc[1]})
+    return pd.DataFrame(rows)
+
+
+def ablation_summary(scores):
+    """Per model, the evaluation accuracy (%) under the *cv-tuned* and the *oracle* protocols.
+
+    ``scores`` is a :func:`tuning_ablation` frame; ties in the tuning
+    accuracy go to the earlier candidate (the grid's order), as in
+    :func:`~lupikit.twinsvm.experiments.holdout_tune`.
+    """
+    out = {}
+    for model, sub in scores.groupby("model", sort=False):
+        pick = sub["acc_tune"].to_numpy()
+        chosen = int(np.flatnonzero(pick >= pick.max() - 1e-9)[0])
+        out[model] = {"cv_tuned": float(sub["acc_eval"].iloc[chosen]), "oracle": float(sub["acc_eval"].max())}
+    return pd.DataFrame(out).T
+
+
+def solver_times(results, *, solver="cvxopt", max_samples=None, seed=0, data_home=None, models=MODELS):
+    """Mean training time per fold (s) of the tuned models of ``results``, refitted with another solver.
+
+    ``results`` is a :func:`run_benchmark` frame; each of its (kernel, data
+    set, model) rows among ``models`` is cross-validated again (the same
+    folds, the same tuned hyperparameters) with ``solver``. Returns a copy of
+    those rows whose ``time`` is the new one (and ``acc``, for the record).
+
+    Examples
+    --------
+    >>> from lupikit.twinsvm.uci import run_benchmark, solver_times
+    >>> grid = {"C": [0.1], "tau": [0.5], "correction_weight": [1.0], "gamma": [1.0]}
+    >>> res = run_benchmark(["iris"], ["linear"], grid)
+    >>> solver_times(res, models=("Pin-SVM",)).shape[0]
+    1
+    """
+    rows = []
+    data = {}
+    for _, row in results[results["model"].isin(models)].iterrows():
+        if row["dataset"] not in data:
+            data[row["dataset"]] = load_uci(row["dataset"], data_home=data_home, max_samples=max_samples,
+                                            random_state=seed)
+        X, y = data[row["dataset"]]
+        est = make_models(row["kernel"], solver=solver)[row["model"]].set_params(**row["params"])
+        res = cross_validate_lupi(est, X, y, random_state=seed)
+        new = row.copy()
+        new["time"], new["acc"] = res["fit_time"].mean(), 100 * res["accuracy"].mean()
+        rows.append(new)
+    return pd.DataFrame(rows).reset_index(drop=True)

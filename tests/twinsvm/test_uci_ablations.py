@@ -1,0 +1,64 @@
+"""The ablations of notebooks/twinsvm/uci.ipynb, checked against independent references."""
+
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.dummy import DummyClassifier
+
+from lupikit.twinsvm.experiments import cross_validate_lupi
+from lupikit.twinsvm.uci import (ablation_summary, load_uci, majority_rate, make_models,
+                                 run_benchmark, solver_times, tuning_ablation)
+
+GRID = {"C": [0.1, 1.0], "tau": [0.5], "correction_weight": [1.0], "gamma": [1.0]}
+
+
+@pytest.mark.parametrize("name", ["haberman", "glass", "iris"])
+def test_majority_rate_is_the_constant_classifier(name):
+    X, y = load_uci(name)
+    ref = 100 * DummyClassifier(strategy="most_frequent").fit(X, y).score(X, y)
+    assert majority_rate(y) == pytest.approx(ref)
+
+
+def test_ablation_summary_by_hand():
+    scores = pd.DataFrame({"model": ["a", "a", "a", "b", "b"],
+                           "params": [{}] * 5,
+                           "acc_eval": [80.0, 90.0, 70.0, 60.0, 65.0],
+                           "acc_tune": [95.0, 85.0, 95.0, 50.0, 55.0]})
+    out = ablation_summary(scores)
+    # a: ties on the tuning folds go to the first candidate (80); the oracle is the max (90)
+    assert out.loc["a", "cv_tuned"] == 80.0 and out.loc["a", "oracle"] == 90.0
+    assert out.loc["b", "cv_tuned"] == 65.0 and out.loc["b", "oracle"] == 65.0
+
+
+def test_tuning_ablation_scores_are_cross_validation():
+    scores = tuning_ablation("iris", "linear", GRID, models=("Pin-TWSVM",), seed=3)
+    assert len(scores) == 4  # C1 x C2
+    est = make_models("linear")["Pin-TWSVM"].set_params(**scores["params"].iloc[1])
+    X, y = load_iris_rows()
+    for col, s in (("acc_eval", 3), ("acc_tune", 4)):
+        ref = 100 * cross_validate_lupi(est, X, y, random_state=s)["accuracy"].mean()
+        assert scores[col].iloc[1] == pytest.approx(ref)
+    summary = ablation_summary(scores)
+    assert (summary["oracle"] >= summary["cv_tuned"]).all()
+
+
+def load_iris_rows():
+    return load_uci("iris")
+
+
+def test_solver_times_same_models_other_solver():
+    res = run_benchmark(["iris"], ["linear"], GRID)
+    timed = solver_times(res, solver="cvxopt", models=("Pin-SVM", "Pin-TWSVMPI"))
+    assert list(timed["model"]) == ["Pin-SVM", "Pin-TWSVMPI"]
+    assert (timed["time"] > 0).all()
+    # the same convex problems: cvxopt and SMO reach (nearly) the same accuracy
+    ref = res.set_index("model").loc[["Pin-SVM", "Pin-TWSVMPI"], "acc"].to_numpy()
+    assert np.abs(timed["acc"].to_numpy() - ref).max() <= 2.0
+
+
+def test_majority_rate_over_folds_is_the_dummy_classifier():
+    from sklearn.model_selection import StratifiedKFold, cross_val_score
+    X, y = load_uci("haberman")
+    cv = StratifiedKFold(n_splits=5, shuffle=True, random_state=2)
+    ref = 100 * cross_val_score(DummyClassifier(strategy="most_frequent"), X, y, cv=cv).mean()
+    assert majority_rate(y, n_splits=5, random_state=2) == pytest.approx(ref)
