@@ -37,8 +37,8 @@ ROOT = Path(__file__).resolve().parents[1]
 #: where the book reads the records
 RECORD_DIR = ROOT / "results" / "benchmarks"
 #: the record's keys, in this order
-FIELDS = ("benchmark", "command", "executed_at", "seconds", "machine", "git_commit", "versions",
-          "values", "tables")
+FIELDS = ("benchmark", "command", "executed_at", "seconds", "machine", "load_average", "git_commit",
+          "versions", "values", "tables")
 KEY = re.compile(r"^[a-z0-9_]+$")
 #: import names of packages whose distribution name differs
 _MODULES = {"scikit-learn": "sklearn", "xgboost": "xgboost", "lightgbm": "lightgbm"}
@@ -141,6 +141,9 @@ def validate(record):
     for field in ("machine", "git_commit"):
         if not isinstance(record[field], str) or not record[field]:
             raise ValueError(f"{field} must be a non-empty string")
+    load = record["load_average"]
+    if not (isinstance(load, list) and len(load) == 2 and all(_number(x) >= 0 for x in load)):
+        raise ValueError(f"load_average must be [start, end], got {load!r}")
     vers = record["versions"]
     for needed in ("python", "lupikit", "numpy"):
         if needed not in vers:
@@ -165,6 +168,14 @@ def validate(record):
     return record
 
 
+def _load():
+    """The 1-minute load average (0.0 where the system does not report one)."""
+    try:
+        return round(os.getloadavg()[0], 2)
+    except (AttributeError, OSError):  # pragma: no cover - Windows
+        return 0.0
+
+
 class Record:
     """A benchmark run's record; created at the start of the run (its clock starts
     then), filled with :meth:`value` and :meth:`table`, written with :meth:`write`.
@@ -179,6 +190,7 @@ class Record:
         self.packages = tuple(packages)
         self.extra_versions = {}
         self.executed_at = _dt.datetime.now(_dt.timezone.utc).replace(microsecond=0)
+        self._load0 = _load()
         self._t0 = time.perf_counter()
         self.values = {}
         self.tables = {}
@@ -207,6 +219,9 @@ class Record:
             "executed_at": self.executed_at.isoformat(),
             "seconds": round(time.perf_counter() - self._t0, 3),
             "machine": prov["machine"],
+            # the machine's 1-minute load average when the run started and ended: other work
+            # on the machine slows both sides of a comparison, and shows here
+            "load_average": [self._load0, _load()],
             "git_commit": prov["git_commit"],
             "versions": versions(*self.packages, extra=self.extra_versions),
             "values": dict(self.values),

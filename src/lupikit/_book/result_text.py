@@ -13,6 +13,7 @@ Two kinds of records:
 - a benchmark, ``"bench:<name>:<key>"``, read from
   ``results/benchmarks/<name>.json`` (written by ``benchmarks/bench_<name>.py``):
   a key of its ``values``, or ``@machine``, ``@date``, ``@command``,
+  ``@load`` (the machine's load average at the run's start and end),
   ``@versions.<package>``; a table, ``"bench:<name>:<table>"``, of its
   ``tables``.
 
@@ -98,6 +99,11 @@ def bench_field(record, key):
             return str(record.get("executed_at", ""))[:10]
         if meta in ("machine", "command", "git_commit"):
             return str(record.get(meta, ""))
+        if meta == "load":  # the 1-minute load average at the start and at the end of the run
+            start, end = record.get("load_average") or (None, None)
+            if start is None:
+                raise ResultError("the benchmark record has no load average")
+            return f"{fmt(float(start))} to {fmt(float(end))}" if start != end else fmt(float(start))
         if meta.startswith("versions."):
             package = meta.split(".", 1)[1]
             versions = record.get("versions") or {}
