@@ -20,7 +20,7 @@ RECORD = {
     ],
 }
 BENCH = {"benchmark": "toy", "command": "python benchmarks/bench_toy.py", "executed_at": "2026-12-03T10:00:00+00:00",
-         "seconds": 3.0, "machine": "x86_64, 2 cores", "git_commit": "0" * 40,
+         "seconds": 3.0, "machine": "x86_64, 2 cores", "load_average": [2.5, 3.25], "git_commit": "0" * 40,
          "versions": {"xgboost": "3.2.0"}, "values": {"ratio": 0.81234, "name": "hist"},
          "tables": {"speed": {"caption": "Seconds per fit", "columns": ["fit", "seconds"],
                               "rows": [["XGBoost", 0.707], ["lupikit", 0.719]]}}}
@@ -50,6 +50,7 @@ def results(tmp_path):
     ("bench:toy:@date", "2026-12-03"),
     ("bench:toy:@machine", "x86_64, 2 cores"),
     ("bench:toy:@versions.xgboost", "3.2.0"),
+    ("bench:toy:@load", "2.5 to 3.25"),
 ])
 def test_a_reference_resolves_to_the_recorded_value(results, reference, text):
     assert resolve(reference, results) == text

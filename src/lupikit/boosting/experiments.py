@@ -13,7 +13,13 @@ Helpers for reproducing the experiments of Yan et al. (2023), not estimators:
   data set, :func:`count_wins` the paper's counts ("improvement on 18 of 19
   data sets", ...), :func:`across_datasets` the Wilcoxon signed-rank test
   over data sets and :func:`gain_correlation` the Pearson correlation of the
-  privileged-only AUC with the gains.
+  privileged-only AUC with the gains;
+- the ablations of the notebooks: :func:`tuned_comparison` (alpha and the
+  number of trees chosen per data set on a validation split shared by NF,
+  KbPIB and JPIB, all fitted on the same rows, without JPIB's private
+  early-stopping hold-out), :func:`select_on_validation` and
+  :func:`proxy_ablation` (how well ``X`` predicts the sensitive attribute,
+  and KbPIB with its strongest proxies removed).
 
 The estimators are in :mod:`lupikit.boosting`.
 """
@@ -30,6 +36,8 @@ from sklearn.model_selection import StratifiedShuffleSplit
 from sklearn.utils import Bunch, check_random_state
 
 from .._progress import progress as show_progress
+from ._hist import predict_margin
+from ._privileged import PrivilegedBoostingClassifier
 from ..datasets import load_privileged_task, task_status
 from ..metrics import (
     beta_dependence,
@@ -38,7 +46,8 @@ from ..metrics import (
 )
 
 __all__ = ["compare_models", "compare_on_tasks", "metric_table", "paired_test", "count_wins",
-           "across_datasets", "gain_correlation", "PAPER_COUNTS"]
+           "across_datasets", "gain_correlation", "tuned_comparison", "select_on_validation",
+           "variable_groups", "proxy_ablation", "PAPER_COUNTS"]
 
 #: The counts of Yan et al. (2023) over their 19 data sets (Sec. 4, Tables 2 and 3):
 #: ``key: (count, n)``.
@@ -501,3 +510,231 @@ def gain_correlation(mean, *, privileged="PF", baseline="NF", models=("KbPIB", "
             r, p = float(res.statistic), float(res.pvalue)
         rows[k] = {"r": r, "pvalue": p, "n": n}
     return pd.DataFrame.from_dict(rows, orient="index")
+
+
+def _grid_split(task, tr, te, rep, *, alphas, checkpoints, params, validation_fraction, seed):
+    """Fit NF, KbPIB and JPIB (every alpha) once with max(checkpoints) trees on the same rows."""
+    from sklearn.model_selection import train_test_split
+
+
+    X, Xs, y = task.X, task.X_star, task.y
+    fit, val = train_test_split(tr, test_size=validation_fraction, stratify=y[tr],
+                                random_state=seed + rep)
+    n_max = max(checkpoints)
+    grid = [("NF", 0.0)] + [(m, float(a)) for m in ("KbPIB", "JPIB") for a in alphas]
+    rows = []
+    for name, a in grid:
+        est = PrivilegedBoostingClassifier(mode=name.lower(), alpha=a, n_estimators=n_max,
+                                           n_iter_no_change=None, **params)
+        kw = {} if name == "NF" else {"privileged_features": Xs[fit]}
+        est.fit(X[fit], y[fit], **kw)
+        for t in checkpoints:
+            m_val = predict_margin(est.booster_, est._check_X(X[val]), est._init, (0, t))
+            m_te = predict_margin(est.booster_, est._check_X(X[te]), est._init, (0, t))
+            pred = (np.asarray(m_te) > 0).astype(int)
+            rows.append({"dataset": task.name, "rep": rep, "model": name, "alpha": a, "n_trees": int(t),
+                         "val_auc": roc_auc_score(y[val], m_val), "auc": roc_auc_score(y[te], m_te),
+                         "precision": precision_score(y[te], pred, zero_division=0.0),
+                         "recall": recall_score(y[te], pred, zero_division=0.0)})
+    return rows
+
+
+def tuned_comparison(task, *, alphas=(0.25, 1.0, 4.0), checkpoints=(25, 50, 100, 200), n_repeats=3,
+                     test_size=0.3, validation_fraction=0.2, max_depth=3, learning_rate=0.1,
+                     random_state=0, n_jobs=None):
+    """NF, KbPIB and JPIB on the same rows, over a grid of alpha and numbers of trees.
+
+    The splits are those of :func:`compare_models` with the same
+    ``random_state`` and ``n_repeats``. In every split the training rows are
+    cut once more (stratified) into fitting rows and a validation part,
+    shared by all models; each model is fitted once per alpha on the fitting
+    rows with ``max(checkpoints)`` trees, without early stopping (JPIB's
+    private hold-out is off), and scored after each checkpoint's number of
+    trees (the first ``t`` trees of a boosted model are the ``t``-tree
+    model: no tree depends on a later one). NF has the alpha 0.
+
+    Parameters
+    ----------
+    task : Bunch
+        As returned by :func:`~lupikit.datasets.load_privileged_task`.
+    alphas : sequence of float, default=(0.25, 1.0, 4.0)
+        KL weights of KbPIB and JPIB (each > 0 for a model that uses ``X*``).
+    checkpoints : sequence of int, default=(25, 50, 100, 200)
+        Numbers of trees scored.
+    n_repeats, test_size, random_state, n_jobs
+        As for :func:`compare_models` (``random_state`` an int).
+    validation_fraction : float, default=0.2
+        Fraction of the training rows held out for the choice.
+    max_depth, learning_rate : int, float
+        Tree settings of all models.
+
+    Returns
+    -------
+    DataFrame
+        One row per (split, model, alpha, number of trees): ``val_auc`` on
+        the validation rows, ``auc``, ``precision`` and ``recall`` (at 0.5)
+        on the test rows. :func:`select_on_validation` makes the tuned models.
+
+    Examples
+    --------
+    >>> from lupikit.boosting.experiments import tuned_comparison
+    >>> from lupikit.datasets import load_privileged_task
+    >>> task = load_privileged_task("german", n_samples=300, random_state=0)
+    >>> grid = tuned_comparison(task, alphas=(1.0,), checkpoints=(5, 10), n_repeats=2)
+    >>> grid.shape[0]  # 2 splits x (NF, KbPIB, JPIB) x 2 checkpoints
+    12
+    """
+    if not isinstance(random_state, numbers.Integral):
+        raise ValueError(f"random_state must be an int, got {random_state!r}.")
+    if not checkpoints or min(checkpoints) < 1:
+        raise ValueError(f"checkpoints must be positive integers, got {checkpoints!r}.")
+    sss = StratifiedShuffleSplit(n_splits=n_repeats, test_size=test_size,
+                                 random_state=check_random_state(random_state))
+    params = dict(max_depth=max_depth, learning_rate=learning_rate, random_state=random_state, n_jobs=1)
+    out = Parallel(n_jobs=n_jobs)(
+        delayed(_grid_split)(task, tr, te, r, alphas=tuple(alphas), checkpoints=tuple(sorted(checkpoints)),
+                             params=params, validation_fraction=validation_fraction, seed=random_state)
+        for r, (tr, te) in enumerate(sss.split(task.X, task.y)))
+    return pd.DataFrame([row for rows in out for row in rows])
+
+
+def select_on_validation(grid):
+    """Per split and model, the (alpha, number of trees) with the best validation AUC.
+
+    Ties go to the smaller alpha, then to fewer trees.
+
+    Parameters
+    ----------
+    grid : DataFrame
+        Rows of :func:`tuned_comparison` (possibly of several data sets).
+
+    Returns
+    -------
+    DataFrame
+        One row per (dataset, model, rep), in the format of
+        :func:`compare_models` (``auc``, ``precision``, ``recall`` on the
+        test rows), with the chosen ``alpha`` and ``n_trees``.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from lupikit.boosting.experiments import select_on_validation
+    >>> grid = pd.DataFrame({"dataset": "a", "rep": 0, "model": "KbPIB", "alpha": [1.0, 1.0, 4.0],
+    ...                      "n_trees": [10, 20, 10], "val_auc": [0.7, 0.8, 0.8], "auc": [0.6, 0.7, 0.9]})
+    >>> select_on_validation(grid)[["alpha", "n_trees", "auc"]].values.tolist()
+    [[1.0, 20.0, 0.7]]
+    """
+    ordered = grid.assign(_neg=-grid["val_auc"]).sort_values(
+        ["dataset", "model", "rep", "_neg", "alpha", "n_trees"], kind="stable")
+    best = ordered.groupby(["dataset", "model", "rep"], sort=False).head(1).drop(columns="_neg")
+    return best.reset_index(drop=True)
+
+
+def variable_groups(X, names):
+    """Group one-hot columns back into the variables they encode.
+
+    A column with values in {0, 1} (NaN allowed) named ``<variable>_<level>``
+    belongs to ``<variable>`` when another such column shares that prefix
+    (the longest shared prefix ending at an underscore); every other column
+    is its own variable.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features)
+    names : sequence of str
+
+    Returns
+    -------
+    list of str
+        The variable of every column.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from lupikit.boosting.experiments import variable_groups
+    >>> X = np.array([[30, 1, 0, 2], [40, 0, 1, 3]], dtype=float)
+    >>> variable_groups(X, ["age", "marital_status_Married", "marital_status_Never", "education_num"])
+    ['age', 'marital_status', 'marital_status', 'education_num']
+    """
+    X = np.asarray(X, dtype=float)
+    binary = [bool(np.all(np.isin(c[~np.isnan(c)], (0.0, 1.0)))) for c in X.T]
+    out = []
+    for j, name in enumerate(names):
+        var = name
+        if binary[j]:
+            parts = name.split("_")
+            for k in range(len(parts) - 1, 0, -1):
+                prefix = "_".join(parts[:k]) + "_"
+                if any(binary[i] and i != j and names[i].startswith(prefix) for i in range(len(names))):
+                    var = prefix[:-1]
+                    break
+        out.append(var)
+    return out
+
+
+def _proxy_split(task, tr, te, rep, *, n_proxies, groups, alpha, params):
+
+    X, Xs, y, S = task.X, task.X_star, task.y, task.sensitive
+    base = float(np.mean(y[tr]))
+    s_model = PrivilegedBoostingClassifier(mode="nf", **params).fit(X[tr], S[tr])
+    s_auc = roc_auc_score(S[te], s_model.predict_proba(X[te])[:, 1])
+    gain = s_model.booster_.get_score(importance_type="total_gain")
+    by_var = pd.Series(0.0, index=list(dict.fromkeys(groups)))
+    for key, g in gain.items():
+        by_var[groups[int(key[1:])]] += g
+    removed = list(by_var.sort_values(ascending=False, kind="stable").index[:n_proxies])
+    keep = np.array([g not in removed for g in groups])
+    s_red = PrivilegedBoostingClassifier(mode="nf", **params).fit(X[tr][:, keep], S[tr])
+    row = {"dataset": task.name, "rep": rep, "s_auc": s_auc,
+           "s_auc_reduced": roc_auc_score(S[te], s_red.predict_proba(X[te][:, keep])[:, 1]),
+           "removed": ", ".join(removed)}
+    for name, mode in (("NF", "nf"), ("KbPIB", "kbpib")):
+        m = PrivilegedBoostingClassifier(mode=mode, alpha=alpha, **params)
+        m.fit(X[tr][:, keep], y[tr], **({} if mode == "nf" else {"privileged_features": Xs[tr]}))
+        scored = _score(y[te], m.predict_proba(X[te][:, keep])[:, 1], S[te], base)
+        for k in ("auc", "dp_diff", "dp_diff_at_base_rate", "positive_rate"):
+            row[f"{name}_{k}"] = scored[k]
+    return row
+
+
+def proxy_ablation(task, *, n_proxies=2, alpha=1.0, n_estimators=100, max_depth=3, learning_rate=0.1,
+                   n_repeats=3, test_size=0.3, random_state=0, n_jobs=None):
+    """How well ``X`` predicts the sensitive attribute, and NF and KbPIB without its strongest proxies.
+
+    On the splits of :func:`compare_models` (same ``random_state`` and
+    ``n_repeats``), a booster with the notebooks' settings learns the group
+    label ``S`` from ``X`` (its test AUC is ``s_auc``); the ``n_proxies``
+    variables of ``X`` with the largest total split gain in that booster
+    (one-hot columns grouped by :func:`variable_groups`) are removed, and NF
+    and KbPIB are fitted on the remaining columns and scored as in
+    :func:`compare_models`.
+
+    Returns
+    -------
+    DataFrame
+        One row per split: ``s_auc``, ``s_auc_reduced`` (S from the remaining
+        columns), ``removed`` (the variables), and ``NF_*``, ``KbPIB_*`` for
+        ``auc``, ``dp_diff``, ``dp_diff_at_base_rate`` and ``positive_rate``.
+
+    Examples
+    --------
+    >>> from lupikit.boosting.experiments import proxy_ablation
+    >>> from lupikit.datasets import load_privileged_task
+    >>> task = load_privileged_task("german", n_samples=300, random_state=0)
+    >>> res = proxy_ablation(task, n_proxies=1, n_estimators=10, n_repeats=2)
+    >>> res.shape[0], bool((res.s_auc > 0).all())
+    (2, True)
+    """
+    if task.get("sensitive") is None:
+        raise ValueError("the task has no sensitive attribute.")
+    names = task.get("feature_names") or [f"x{j}" for j in range(task.X.shape[1])]
+    groups = variable_groups(task.X, list(names))
+    sss = StratifiedShuffleSplit(n_splits=n_repeats, test_size=test_size,
+                                 random_state=check_random_state(random_state))
+    params = dict(n_estimators=n_estimators, max_depth=max_depth, learning_rate=learning_rate,
+                  random_state=random_state, n_jobs=1)
+    out = Parallel(n_jobs=n_jobs)(
+        delayed(_proxy_split)(task, tr, te, r, n_proxies=n_proxies, groups=groups, alpha=alpha,
+                              params=params)
+        for r, (tr, te) in enumerate(sss.split(task.X, task.y)))
+    return pd.DataFrame(out)
