@@ -1,6 +1,7 @@
 """The repeated-split comparison used by the Part I notebooks (lupikit.boosting.experiments)."""
 
 import numpy as np
+import pandas as pd
 import pytest
 from sklearn.model_selection import StratifiedShuffleSplit
 from sklearn.metrics import roc_auc_score
@@ -119,3 +120,32 @@ def test_proxy_ablation_against_manual_fit():
     keep = np.array([g != res.removed[0] for g in groups])
     nf = PrivilegedBoostingClassifier(**kw).fit(task.X[tr][:, keep], task.y[tr])
     assert res.NF_auc[0] == pytest.approx(roc_auc_score(task.y[te], nf.predict_proba(task.X[te][:, keep])[:, 1]))
+
+
+def test_compare_models_reads_cached_fits_back(tmp_path, monkeypatch):
+    """With ``memory`` a second call (another notebook, another process) reads the fits back:
+    the same table, and no estimator is fitted again."""
+    from lupikit.boosting import PrivilegedBoostingClassifier
+    from lupikit.boosting import experiments
+    from lupikit.datasets import load_privileged_task
+
+    task = load_privileged_task("breast_cancer")
+    models = {"NF": PrivilegedBoostingClassifier(mode="nf", n_estimators=5, random_state=0),
+              "KbPIB": PrivilegedBoostingClassifier(mode="kbpib", n_estimators=5, random_state=0),
+              "PF": PrivilegedBoostingClassifier(mode="nf", n_estimators=5, random_state=0)}
+    plain = experiments.compare_models(models, task, n_repeats=2, privileged_only="PF", random_state=1)
+    first = experiments.compare_models(models, task, n_repeats=2, privileged_only="PF", random_state=1,
+                                       memory=tmp_path)
+    pd.testing.assert_frame_equal(first, plain)
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("fitted again")
+
+    monkeypatch.setattr(experiments, "clone", refuse)
+    again = experiments.compare_models(models, task, n_repeats=2, privileged_only="PF", random_state=1,
+                                       memory=str(tmp_path))
+    pd.testing.assert_frame_equal(again, plain)
+    # another split, or another parameter, is a new fit
+    with pytest.raises(AssertionError, match="fitted again"):
+        experiments.compare_models(models, task, n_repeats=2, privileged_only="PF", random_state=2,
+                                   memory=tmp_path)

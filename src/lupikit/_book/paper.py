@@ -10,12 +10,16 @@ Both report progress through ``log``, a function of one line of text.
 This module imports no part of the library.
 """
 
+import hashlib
+import os
 import time
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..claims import read_run_parameters
+from importlib import metadata
+
+from ..claims import fingerprint, read_run_parameters
 from .errors import BookError
 from .execute import execute, executed_parameters
 from .notebook_source import read_parameters, read_presets
@@ -24,7 +28,11 @@ from .paths import is_exercise_notebook, list_notebooks, resolve_notebook, short
 from .records import fingerprints, is_stale, now, paper_record, provenance, read_paper_result, write_paper_result
 from .seeds import seed_runs
 
-__all__ = ["PaperTask", "plan_paper", "run_paper"]
+__all__ = ["MEMORY_ENV", "PaperTask", "fit_cache", "plan_paper", "run_paper"]
+
+#: The environment variable that names the folder where notebooks cache fits shared between them.
+MEMORY_ENV = "LUPIKIT_MEMORY"
+_PACKAGE = Path(__file__).resolve().parents[1]
 
 
 @dataclass
@@ -100,6 +108,22 @@ def plan_paper(nb_dir, notebooks, n_seeds, results_dir, *, force=False, log=prin
     return tasks
 
 
+def fit_cache(build):
+    """The folder where the paper-scale runs share fits (``<build>/memory/<key>``).
+
+    Its key is a hash of lupikit's code and of the versions of the libraries
+    that fit the models, so a changed library never reads another's results.
+    """
+    versions = []
+    for dist in ("numpy", "scipy", "scikit-learn", "xgboost", "xgboost-cpu", "joblib"):
+        try:
+            versions.append(f"{dist}=={metadata.version(dist)}")
+        except metadata.PackageNotFoundError:
+            pass
+    key = fingerprint([_PACKAGE]) + "|" + ",".join(versions)
+    return Path(build) / "memory" / hashlib.sha256(key.encode()).hexdigest()[:16]
+
+
 def _record(task, done, start, results_dir, root, log):
     """Write the record of a notebook whose seeds are all done; log its line. Whether it failed."""
     errors = [(s, e) for s, (_, _, e) in sorted(done.items()) if e]
@@ -128,7 +152,9 @@ def run_paper(tasks, paths, results_dir, *, n_seeds, jobs=2, kernel="python3", l
     """Run the planned notebooks at the paper preset and write their records.
 
     ``paths`` is the checkout's :class:`~lupikit._book.paths.BookPaths`: the
-    executed notebooks go to its ``paper_runs``. The kernels' environment
+    executed notebooks go to its ``paper_runs``, and the kernels find in
+    :data:`MEMORY_ENV` a folder where they may cache fits that another
+    notebook makes alike (:func:`fit_cache`). The kernels' environment
     must be prepared (:func:`lupikit._book.harness.prepare_kernels`).
 
     Returns
@@ -138,6 +164,8 @@ def run_paper(tasks, paths, results_dir, *, n_seeds, jobs=2, kernel="python3", l
         (short names), ``runs`` (the folder of the executed notebooks).
     """
     runs = paths.paper_runs
+    # fits that several notebooks make alike (the boosting benchmarks) are made once
+    os.environ.setdefault(MEMORY_ENV, str(fit_cache(paths.build)))
     # one unit of work per notebook and seed, the longest first (by their last
     # recorded time), so that the slots finish together
     units = sorted(((task, seed) for task in tasks for seed in task.seeds), key=lambda u: -u[0].last_seconds)

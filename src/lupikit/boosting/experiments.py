@@ -25,6 +25,7 @@ The estimators are in :mod:`lupikit.boosting`.
 """
 
 import numbers
+import os
 
 import numpy as np
 import pandas as pd
@@ -34,6 +35,7 @@ from sklearn.metrics import accuracy_score, precision_score, recall_score, roc_a
 from scipy import stats
 from sklearn.model_selection import StratifiedShuffleSplit
 from sklearn.utils import Bunch, check_random_state
+from sklearn.utils.validation import check_memory
 
 from .._progress import progress as show_progress
 from ._hist import predict_margin
@@ -92,28 +94,38 @@ def _score(y, proba, sensitive, base_rate):
     return row
 
 
-def _one_split(models, task, tr, te, rep, privileged_only):
+def _fit_predict(est, X_train, y_train, Xs_train, X_test):
+    """Fit a clone of ``est`` (with ``privileged_features=Xs_train`` unless None) and predict P(y = 1) on ``X_test``.
+
+    A pure function of its arguments, so that :func:`compare_models` can cache
+    it on disk (``memory``): another notebook fitting the same estimator on the
+    same rows reads the predictions back instead of fitting again.
+    """
+    m = clone(est)
+    kw = {} if Xs_train is None else {"privileged_features": Xs_train}
+    m.fit(X_train, y_train, **kw)
+    return m.predict_proba(X_test)[:, 1]
+
+
+def _one_split(models, task, tr, te, rep, privileged_only, memory):
     X, Xs, y, S = task.X, task.X_star, task.y, task.sensitive
     S_te = None if S is None else S[te]
+    fit_predict = memory.cache(_fit_predict)
     rows = []
     for name, est in models.items():
-        m = clone(est)
         if privileged_only and name == privileged_only:
-            m.fit(Xs[tr], y[tr])
-            proba = m.predict_proba(Xs[te])[:, 1]
+            proba = fit_predict(est, Xs[tr], y[tr], None, Xs[te])
         else:
-            params = m.get_params()
+            params = est.get_params()
             uses_priv = "teacher" in params or params.get("mode", "nf") != "nf"
-            kw = {"privileged_features": Xs[tr]} if uses_priv else {}
-            m.fit(X[tr], y[tr], **kw)
-            proba = m.predict_proba(X[te])[:, 1]
+            proba = fit_predict(est, X[tr], y[tr], Xs[tr] if uses_priv else None, X[te])
         rows.append({"dataset": task.name, "model": name, "rep": rep,
                      **_score(y[te], proba, S_te, float(np.mean(y[tr])))})
     return rows
 
 
 def compare_models(models, task, *, n_repeats=3, test_size=0.3, privileged_only=None,
-                   random_state=None, n_jobs=None, progress=False):
+                   random_state=None, n_jobs=None, progress=False, memory=None):
     """Fit and score several models on repeated stratified splits of a task.
 
     Parameters
@@ -138,6 +150,11 @@ def compare_models(models, task, *, n_repeats=3, test_size=0.3, privileged_only=
     progress : bool, default=False
         Show a tqdm progress bar over the splits (only on a terminal; ``lupikit
         run`` shows it in any case).
+    memory : str, path-like, :class:`joblib.Memory` or None, default=None
+        Where to cache each fit's test predictions on disk (as scikit-learn's
+        ``Pipeline(memory=...)``): a fit of the same estimator (same
+        parameters, ``random_state`` included) on the same rows is read back,
+        not run again, by this or any later call, in any process. None: no cache.
 
     Returns
     -------
@@ -164,13 +181,14 @@ def compare_models(models, task, *, n_repeats=3, test_size=0.3, privileged_only=
         raise ValueError(f"n_repeats must be a positive integer, got {n_repeats!r}.")
     if privileged_only is not None and privileged_only not in models:
         raise ValueError(f"privileged_only={privileged_only!r} is not a key of models.")
+    memory = check_memory(os.fspath(memory) if isinstance(memory, os.PathLike) else memory)
     sss = StratifiedShuffleSplit(n_splits=n_repeats, test_size=test_size,
                                  random_state=check_random_state(random_state))
     splits = list(sss.split(task.X, task.y))
     bar = show_progress(enumerate(splits), total=n_repeats, desc=str(task.get("name", "task")),
                         enabled=progress)
     out = Parallel(n_jobs=n_jobs)(
-        delayed(_one_split)(models, task, tr, te, r, privileged_only) for r, (tr, te) in bar
+        delayed(_one_split)(models, task, tr, te, r, privileged_only, memory) for r, (tr, te) in bar
     )
     return pd.DataFrame([row for rows in out for row in rows])
 
@@ -178,7 +196,7 @@ def compare_models(models, task, *, n_repeats=3, test_size=0.3, privileged_only=
 def compare_on_tasks(models, names, *, n_samples=None, n_repeats=3, test_size=0.3,
                      privileged_only=None, with_privileged=None, keep_missing=False,
                      random_state=None, n_jobs=None, data_home=None, progress=False,
-                     verbose=True):
+                     verbose=True, memory=None):
     """:func:`compare_models` on several tasks; those whose data cannot be read are skipped.
 
     Parameters
@@ -190,7 +208,7 @@ def compare_on_tasks(models, names, *, n_samples=None, n_repeats=3, test_size=0.
     n_samples : int, dict or None, default=None
         Rows subsampled (stratified by the label) from every task (None: all
         rows); a dict gives the number per task name (missing names: all rows).
-    n_repeats, test_size, privileged_only, random_state, n_jobs, progress
+    n_repeats, test_size, privileged_only, random_state, n_jobs, progress, memory
         As for :func:`compare_models`; every task gets the same ``random_state``.
     with_privileged : str or None, default=None
         Name under which ``models[with_privileged]`` is also fitted on ``X``
@@ -239,12 +257,12 @@ def compare_on_tasks(models, names, *, n_samples=None, n_repeats=3, test_size=0.
                   f"{task.y.mean():.0%} positive: {task.DESCR}")
         frames.append(compare_models(models, task, n_repeats=n_repeats, test_size=test_size,
                                      privileged_only=privileged_only, random_state=random_state,
-                                     n_jobs=n_jobs, progress=progress))
+                                     n_jobs=n_jobs, progress=progress, memory=memory))
         if with_privileged is not None:
             both = Bunch(**{**task, "X": np.hstack([task.X, task.X_star])})
             res = compare_models({"ALL": models[with_privileged]}, both, n_repeats=n_repeats,
                                  test_size=test_size, random_state=random_state, n_jobs=n_jobs,
-                                 progress=progress)
+                                 progress=progress, memory=memory)
             frames.append(res)
     results = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(
         columns=["dataset", "model", "rep"])
