@@ -102,7 +102,15 @@ def test_the_roles_render_in_a_sphinx_build_and_a_dangling_one_warns(results, tm
     assert "0.0712 to 0.3623" in html and "x86_64, 2 cores" in html
     assert "Seconds per fit" in html and "0.719" in html
     assert "reformulated" in html and "only the sign: Table 2" in html and "4/5 (0.0712 to 0.3623)" in html
-    (src / "index.md").write_text("# Page\n\nA {result}`boosting/toy:boosting.none` here.\n")
+    # a claim that a stale record (here: its notebook is gone) lacks is newer than the record
+    (src / "index.md").write_text("# Page\n\nA {result}`boosting/toy:boosting.new` here.\n\n"
+                                  "```{claims-table} boosting/toy\n:ids: boosting.gap, boosting.new\n```\n")
+    proc = subprocess.run([sys.executable, "-m", "sphinx", "-b", "html", "-q", "-W", "-E", str(src), str(out)],
+                          capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert (out / "index.html").read_text().count("not yet recorded at the paper preset") == 2
+    # a record or a benchmark value that does not exist is an error
+    (src / "index.md").write_text("# Page\n\nA {result}`boosting/none:boosting.gap` and {result}`bench:toy:none`.\n")
     proc = subprocess.run([sys.executable, "-m", "sphinx", "-b", "html", "-q", "-E", str(src), str(out)],
                           capture_output=True, text=True)
-    assert "no claim 'boosting.none'" in proc.stderr
+    assert "boosting/none:boosting.gap: no record" in proc.stderr and "no value 'none'" in proc.stderr

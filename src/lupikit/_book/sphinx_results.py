@@ -13,8 +13,8 @@ of its parents (a staging copy links it). A record made before claims
 stated their relation to the paper takes those fields from this build's
 claims (``_build/scorecard.json``). A reference that does not resolve
 is a warning (the book's build fails on warnings) and renders as ``??``,
-except a claim that this build checks and that its notebook's *stale*
-record predates: it renders as not yet recorded at the paper preset.
+except a claim missing from its notebook's *stale* record (newer than the
+record): it renders as not yet recorded at the paper preset.
 Listed in ``_config.yml`` under ``sphinx.extra_extensions``.
 """
 
@@ -56,19 +56,20 @@ def _stale(results, short, record):
 
 
 def pending(results, short, claim_id):
-    """Whether a claim is newer than its notebook's stale record: this build checks it, the record lacks it.
+    """Whether a claim may be newer than its notebook's record: the record lacks it and is stale.
 
     Such a claim renders as "not yet recorded at the paper preset" (the
-    scorecard marks the record stale); any other missing claim is an error.
+    scorecard marks the record stale; the claim may exist at the paper
+    preset only, so this build need not have checked it). A claim missing
+    from a current record is an error.
     """
     if results is None:
         return False
     path = results / "paper" / f"{short}.json"
     if not path.is_file():
-        return claim_id in _built_claims(results, short)
+        return (results.resolve().parent / "notebooks" / f"{short}.ipynb").is_file()
     record = json.loads(path.read_text(encoding="utf-8"))
-    return (all(c["id"] != claim_id for c in record["claims"]) and _stale(results, short, record)
-            and claim_id in _built_claims(results, short))
+    return all(c["id"] != claim_id for c in record["claims"]) and _stale(results, short, record)
 
 
 def result_role(name, rawtext, text, lineno, inliner, options=None, content=None):
@@ -163,7 +164,7 @@ class ClaimsTable(_TableDirective):
         rows = []
         for cid in (ids or list(known)):
             if cid not in known:  # newer than the (stale) record: what this build's claim says of itself
-                claim = built[cid]
+                claim = built.get(cid, {})
                 rows.append([f"`{cid}`", claim.get("relation") or "–", _PENDING, "–", "–",
                              brief(claim.get("paper_value") or "", 80), brief(claim.get("why") or "–", 240)])
                 continue
