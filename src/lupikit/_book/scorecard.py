@@ -324,10 +324,14 @@ def _relations_table(data, parts):
     reproduction = {v: sum(totals.get(r, {}).get(v, 0) for r in ("paper", "reformulated")) for v in VERDICTS}
     n = sum(reproduction.values())
     relations = "; ".join(f"*{r}*: {t}" for r, t in RELATION_TEXT.items())
+    current = sum(1 for d in data.values() if d["paper"] and not d["stale"])
     return [
         f"**The reproduction** is the {n} claims that state the papers' results (relation *paper* or "
         f"*reformulated*): {_tally(reproduction)}. Claims about cited work and the book's own checks are "
         f"counted apart. Relations: {relations}.", "",
+        f"The verdicts are those of the paper-scale records ({current} of {len(data)} notebooks' records "
+        "current, the others stale); a claim that its notebook's record does not hold counts with this "
+        "build's verdict.", "",
     ] + lines + [""]
 
 
