@@ -868,3 +868,17 @@ def test_scorecard_shows_a_deterministic_claim_as_one_measurement():
     assert scorecard.seeds_text(claim("a", "reproduced", 3, seeds=same, deterministic=True)) == "deterministic, 3"
     assert scorecard.seeds_text(claim("a", "reproduced", 3, seeds=same)) == \
         "5/5 seeds, the same value at every seed (3)"
+
+
+def test_seeds_and_why_cells_say_nothing_a_run_did_not_measure():
+    never = {"n": 5, "held": 0, "fraction": None, "values": [None] * 5, "verdicts": ["not runnable offline"] * 5,
+             "median": None, "min": None, "max": None, "identical": True}
+    offline = claim("a", "not runnable offline", None, "no data", seeds=never, deterministic=True, reason="no data")
+    assert scorecard.seeds_text(offline) == "–"
+    assert scorecard.why_text(offline, "no data") == "no data"
+    partly = {"n": 5, "held": 0, "fraction": 0.0, "values": [None, None, 0.1, 0.2, 0.3], "min": 0.1, "max": 0.3,
+              "verdicts": ["not computable"] * 2 + ["not reproduced"] * 3, "median": 0.2}
+    assert scorecard.seeds_text(claim("b", "not reproduced", 0.2, seeds=partly)) == "0/3 seeds, 0.1 to 0.3"
+    ok = claim("c", "reproduced", why="what a failure would mean")
+    assert scorecard.why_text(ok, ok["why"]) == ""
+    assert scorecard.why_text(claim("d", "not reproduced"), None) == "no reason recorded"

@@ -102,15 +102,22 @@ def test_the_roles_render_in_a_sphinx_build_and_a_dangling_one_warns(results, tm
     assert "0.0712 to 0.3623" in html and "x86_64, 2 cores" in html
     assert "Seconds per fit" in html and "0.719" in html
     assert "reformulated" in html and "only the sign: Table 2" in html and "4/5 (0.0712 to 0.3623)" in html
-    # a claim that a stale record (here: its notebook is gone) lacks is newer than the record
+    # a claim that the notebook's current source checks and its stale record lacks is newer than the record
+    (src / "notebooks" / "boosting").mkdir(parents=True)
+    (src / "notebooks" / "boosting" / "toy.ipynb").write_text(json.dumps({"cells": [{
+        "cell_type": "code", "source": 'claims.check("boosting.new", "A new claim", 1, ">", 0, paper="> 0")'}]}))
+    (src / "conf.py").write_text((src / "conf.py").read_text().replace('"results"]', '"results", "notebooks"]'))
     (src / "index.md").write_text("# Page\n\nA {result}`boosting/toy:boosting.new` here.\n\n"
                                   "```{claims-table} boosting/toy\n:ids: boosting.gap, boosting.new\n```\n")
     proc = subprocess.run([sys.executable, "-m", "sphinx", "-b", "html", "-q", "-W", "-E", str(src), str(out)],
                           capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert (out / "index.html").read_text().count("not yet recorded at the paper preset") == 2
-    # a record or a benchmark value that does not exist is an error
-    (src / "index.md").write_text("# Page\n\nA {result}`boosting/none:boosting.gap` and {result}`bench:toy:none`.\n")
+    # a record, a claim the source does not check (a misspelt id) or a benchmark value that does not exist
+    # is an error, stale record or not
+    (src / "index.md").write_text("# Page\n\nA {result}`boosting/none:boosting.gap`, {result}`bench:toy:none` "
+                                  "and {result}`boosting/toy:boosting.nwe`.\n")
     proc = subprocess.run([sys.executable, "-m", "sphinx", "-b", "html", "-q", "-E", str(src), str(out)],
                           capture_output=True, text=True)
     assert "boosting/none:boosting.gap: no record" in proc.stderr and "no value 'none'" in proc.stderr
+    assert "no claim 'boosting.nwe'" in proc.stderr

@@ -106,3 +106,17 @@ def test_a_one_seed_record_of_before_the_per_seed_verdicts_splits():
     (two,) = aggregate_claims([[_claim("a", 0.5, True)], [_claim("a", -0.5, False)]], seeds=[0, 1])
     del two["seeds"]["verdicts"]
     assert seed_runs({"seeds": [0, 1], "claims": [two]}) is None
+
+
+def test_the_carried_why_is_that_of_a_seed_that_ran_and_seeds_ran_counts_them():
+    from lupikit._book.seeds import seeds_ran
+
+    nan = dict(_claim("a", None, None), verdict="not computable", holds=None, why="the measured value is nan",
+               reason="the measured value is nan")
+    runs = [[nan]] + [[_claim("a", 0.1, True, why="what a failure would mean")] for _ in range(4)]
+    (rec,) = aggregate_claims(runs, seeds=[0, 1, 2, 3, 4])
+    assert rec["verdict"] == "direction" and rec["why"] == "what a failure would mean" and rec["reason"] is None
+    assert seeds_ran(rec["seeds"]) == 4 and rec["seeds"]["held"] == 4
+    runs = [[nan], [nan]] + [[_claim("a", -0.1, False)] for _ in range(3)]
+    (rec,) = aggregate_claims(runs, seeds=[0, 1, 2, 3, 4])
+    assert seeds_ran(rec["seeds"]) == 3 and rec["seeds"]["held"] == 0

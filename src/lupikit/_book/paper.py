@@ -165,7 +165,8 @@ def run_paper(tasks, paths, results_dir, *, n_seeds, jobs=2, kernel="python3", l
     """
     runs = paths.paper_runs
     # fits that several notebooks make alike (the boosting benchmarks) are made once
-    os.environ.setdefault(MEMORY_ENV, str(fit_cache(paths.build)))
+    # (always this run's keyed folder: a folder of another code version could hold other results)
+    os.environ[MEMORY_ENV] = str(fit_cache(paths.build))
     # one unit of work per notebook and seed, the longest first (by their last
     # recorded time), so that the slots finish together
     units = sorted(((task, seed) for task in tasks for seed in task.seeds), key=lambda u: -u[0].last_seconds)

@@ -34,6 +34,7 @@ import json
 from pathlib import Path
 
 from .markdown import fmt
+from .seeds import seeds_ran
 
 __all__ = ["CLAIM_FIELDS", "ResultError", "bench_field", "bench_table", "claim_field", "find_results",
            "resolve", "resolve_table"]
@@ -79,11 +80,11 @@ def claim_field(record, claim_id, field="value"):
             return fmt(claim.get("value"))
         return fmt(lo) if fmt(lo) == fmt(hi) else f"{fmt(lo)} to {fmt(hi)}"
     if field == "held":
-        n, held, fraction = seeds.get("n"), seeds.get("held"), seeds.get("fraction")
-        if n is None:
+        if claim.get("verdict") in ("not computable", "not runnable offline"):
+            return "–"  # nothing was measured
+        if not seeds:
             return "1/1" if claim.get("verdict") in ("reproduced", "direction") else "0/1"
-        ran = round(held / fraction) if fraction and held else n
-        return f"{held}/{ran}"
+        return f"{seeds.get('held')}/{seeds_ran(seeds)}"
     if field == "n":
         return str(seeds.get("n", 1))
     if field == "paper":

@@ -21,10 +21,10 @@ from ..claims import RELATIONS, VERDICTS
 from .markdown import anchor, brief, fmt, inline, one_line
 from .parts import PART_LABELS, PARTS
 from .paths import GENERATED
-from .seeds import MAJORITY
+from .seeds import MAJORITY, seeds_ran
 
 __all__ = ["ANNOTATIONS", "RELATION_TEXT", "SCORECARD_FIGURE", "annotation", "relation_counts", "SCORECARD_FIGURE_FONT", "SCORECARD_FIGURE_WIDTH", "VERDICTS", "VERDICT_COLOURS",
-           "claim_details", "evidence_target", "scorecard_markdown", "scorecard_rows", "seeds_text", "verdict_counts",
+           "claim_details", "evidence_target", "why_text", "scorecard_markdown", "scorecard_rows", "seeds_text", "verdict_counts",
            "verdict_figure", "verdict_text"]
 
 #: Okabe-Ito colours (distinguishable with the common colour-vision deficiencies),
@@ -83,9 +83,12 @@ def annotation(row, field):
     """A claim's ``relation``, ``how``, ``why``, ... : the paper-scale record's, else this build's.
 
     (A record written before claims carried these fields lacks them; the
-    notebook's current source, run in this build, states them.)
+    notebook's current source, run in this build, states them.) Where the
+    record is stale (``row["stale"]``), this build's claim comes first: the
+    notebook's current source says how the claim relates to the paper.
     """
-    for c in (row["paper"], row["build"]):
+    order = (row["build"], row["paper"]) if row.get("stale") else (row["paper"], row["build"])
+    for c in order:
         if c is not None and field in c:
             return c[field]
     return None
@@ -118,20 +121,24 @@ def _label(short, claim_id):
 
 
 def seeds_text(claim):
-    """``"4/5 seeds, 0.012–0.051"`` for a record aggregated over seeds, ``"1 seed"`` otherwise."""
+    """``"4/5 seeds, 0.012–0.051"`` for a record aggregated over seeds, ``"1 seed"`` otherwise.
+
+    ``"–"`` for a claim that no seed could check; ``"deterministic, v"`` for a
+    value that does not depend on the seed; a value the same at every seed says so.
+    """
     seeds = claim.get("seeds")
-    if claim.get("verdict") in _SPECIAL and not seeds:
+    if claim.get("verdict") in _SPECIAL:
         return "–"
     if not seeds:
         return "1 seed"
-    n, held, fraction = seeds.get("n"), seeds.get("held"), seeds.get("fraction")
+    n, held = seeds.get("n"), seeds.get("held")
+    ran = seeds_ran(seeds)
     if claim.get("deterministic") and seeds.get("identical", n == 1):
         return "deterministic" + (f", {fmt(seeds['min'])}" if seeds.get("min") is not None else "")
-    if seeds.get("identical") and n > 1:
+    if seeds.get("identical") and ran > 1:
         lo = seeds.get("min")
-        return (f"{held}/{n} seeds, the same value at every seed"
+        return (f"{held}/{ran} seeds, the same value at every seed"
                 + (f" ({fmt(lo)})" if lo is not None else ""))
-    ran = round(held / fraction) if fraction and held else n
     text = f"{held}/{ran} seeds"
     lo, hi = seeds.get("min"), seeds.get("max")
     if lo is not None and hi is not None:
@@ -166,11 +173,12 @@ def scorecard_rows(d):
     # default preset leaves out, or one only the default checks).
     for c in d["paper"]:
         b = build_by_id.get(c["id"])
-        rows.append({"id": c["id"], "paper": c, "build": b, "verdict": c["verdict"],
+        rows.append({"id": c["id"], "paper": c, "build": b, "verdict": c["verdict"], "stale": d.get("stale", False),
                      "differs": None if b is None or b["verdict"] == c["verdict"] else b["verdict"]})
     for b in d["default"]:
         if b["id"] not in paper_ids:
-            rows.append({"id": b["id"], "paper": None, "build": b, "verdict": None, "differs": b["verdict"]})
+            rows.append({"id": b["id"], "paper": None, "build": b, "verdict": None, "stale": d.get("stale", False),
+                         "differs": b["verdict"]})
     return rows
 
 
@@ -247,15 +255,22 @@ def _section_link(short, d, section):
     return f"/notebooks/{short}.ipynb{link}"  # from the book's root: the page is included
 
 
+def why_text(claim, why):
+    """The why a page shows beside a verdict: none for "reproduced" (a claim's ``why`` then says what a
+    failure would mean), the reason for a claim no run could check, else ``why``."""
+    if claim["verdict"] == "reproduced":
+        return ""
+    if claim["verdict"] in _SPECIAL:
+        return claim.get("reason") or why or ""
+    return why or "no reason recorded"
+
+
 def _why_cell(short, row, d):
     """The why of a verdict, cut short, and a link to the section that explains it."""
-    verdict = row["verdict"] or row["build"]["verdict"]
-    why = annotation(row, "why") or ""
-    if verdict == "reproduced" and not why:
-        return "–"
+    main = row["paper"] or row["build"]
+    why = why_text(main, annotation(row, "why"))
     if not why:
-        main = row["paper"] or row["build"]
-        why = main.get("reason") or "no reason recorded"
+        return "–"
     section = annotation(row, "explained_in") or (row["build"] or row["paper"]).get("section") or ""
     return f"{brief(why, 150)} [(why)]({_section_link(short, d, section)})"
 
@@ -325,13 +340,14 @@ def _relations_table(data, parts):
     n = sum(reproduction.values())
     relations = "; ".join(f"*{r}*: {t}" for r, t in RELATION_TEXT.items())
     current = sum(1 for d in data.values() if d["paper"] and not d["stale"])
+    stale = sum(1 for d in data.values() if d["paper"] and d["stale"])
     return [
         f"**The reproduction** is the {n} claims that state the papers' results (relation *paper* or "
         f"*reformulated*): {_tally(reproduction)}. Claims about cited work and the book's own checks are "
         f"counted apart. Relations: {relations}.", "",
         f"The verdicts are those of the paper-scale records ({current} of {len(data)} notebooks' records "
-        "current, the others stale); a claim that its notebook's record does not hold counts with this "
-        "build's verdict.", "",
+        f"current, {stale} stale, {len(data) - current - stale} not recorded); a claim that its notebook's "
+        "record does not hold counts with this build's verdict.", "",
     ] + lines + [""]
 
 
@@ -399,8 +415,8 @@ def claim_details(short, row, d, preset, target):
     if annotation(row, "how"):
         text += f". How: {one_line(annotation(row, 'how'))}"
     out += [text + ".", ""]
-    why = annotation(row, "why")
-    if why and (row["verdict"] or row["build"]["verdict"]) != "reproduced":
+    why = why_text(row["paper"] or row["build"], annotation(row, "why"))
+    if why:
         explained = annotation(row, "explained_in") or section
         out += [f"**Why.** {one_line(why)} ([explained in § {one_line(explained)}]"
                 f"({_section_link(short, d, explained)}))", ""]

@@ -23,7 +23,7 @@ import math
 import numbers
 import statistics
 
-__all__ = ["MAJORITY", "aggregate_claims", "majority_verdict", "seed_runs"]
+__all__ = ["MAJORITY", "aggregate_claims", "majority_verdict", "seeds_ran", "seed_runs"]
 
 #: A claim holds across seeds when it holds at least at this fraction of them.
 MAJORITY = 0.8
@@ -35,6 +35,15 @@ _CARRIED = ("id", "statement", "paper_value", "threshold", "source", "section", 
 def _is_number(value):
     return (isinstance(value, numbers.Real) and not isinstance(value, bool)
             and math.isfinite(float(value)))
+
+
+def seeds_ran(seeds):
+    """How many seeds ran a claim's check (not "not computable" nor "not runnable offline") of a record's ``seeds``."""
+    verdicts = seeds.get("verdicts")
+    if verdicts is None:
+        n, held, fraction = seeds.get("n"), seeds.get("held"), seeds.get("fraction")
+        return round(held / fraction) if fraction and held else n
+    return sum(1 for v in verdicts if v is not None and v not in ("not computable", "not runnable offline"))
 
 
 def majority_verdict(verdicts, held, n, majority=MAJORITY):
@@ -95,7 +104,9 @@ def aggregate_claims(runs, seeds, majority=MAJORITY):
     for claim_id in order:
         per_seed = by_id[claim_id]
         present = [r for r in per_seed if r is not None]
-        first = present[0]
+        # the fields carried over (why, reason, ...) from the first seed that could run the check
+        first = next((r for r in present if r["verdict"] not in ("not computable", "not runnable offline")),
+                     present[0])
         verdicts = [r["verdict"] for r in present]
         # the seeds where the paper's condition held (for a claim the book shows
         # failing, expect=False, these are the seeds where the book's text is wrong)

@@ -19,6 +19,7 @@ Listed in ``_config.yml`` under ``sphinx.extra_extensions``.
 """
 
 import json
+import re
 
 from docutils import nodes
 from docutils.parsers.rst import directives
@@ -28,6 +29,7 @@ from sphinx.util.docutils import SphinxDirective
 
 from .markdown import brief, inline, one_line
 from .records import is_stale
+from .scorecard import why_text
 from .result_text import ResultError, claim_field, find_results, resolve, resolve_table
 
 __all__ = ["setup"]
@@ -55,26 +57,61 @@ def _stale(results, short, record):
     return not notebook.is_file() or is_stale(record, notebook, short)
 
 
+def _in_source(results, short, claim_id):
+    """Whether the notebook's source names ``claim_id`` (literally, or as an f-string's pattern)."""
+    notebook = results.resolve().parent / "notebooks" / f"{short}.ipynb"
+    if not notebook.is_file():
+        return False
+    text = notebook.read_text(encoding="utf-8")
+    if f'"{claim_id}"' in text or f'\\"{claim_id}\\"' in text:
+        return True
+    for pattern in re.findall(r'f\\?"([a-z]+\.[^"\\]*\{[^"\\]*)\\?"', text):
+        regex = "".join(".+" if part.startswith("{") else re.escape(part)
+                        for part in re.split(r"(\{[^}]*\})", pattern))
+        if re.fullmatch(regex, claim_id):
+            return True
+    return False
+
+
 def pending(results, short, claim_id):
-    """Whether a claim may be newer than its notebook's record: the record lacks it and is stale.
+    """Whether a claim is newer than its notebook's record: the record lacks it and is stale.
 
     Such a claim renders as "not yet recorded at the paper preset" (the
-    scorecard marks the record stale; the claim may exist at the paper
-    preset only, so this build need not have checked it). A claim missing
-    from a current record is an error.
+    scorecard marks the record stale). The claim must be one the notebook's
+    current source checks (this build recorded it, or the source names it:
+    it may exist at the paper preset only); any other missing claim is an
+    error, so a misspelt id is caught even while records are stale.
     """
     if results is None:
         return False
     path = results / "paper" / f"{short}.json"
-    if not path.is_file():
-        return (results.resolve().parent / "notebooks" / f"{short}.ipynb").is_file()
-    record = json.loads(path.read_text(encoding="utf-8"))
-    return all(c["id"] != claim_id for c in record["claims"]) and _stale(results, short, record)
+    if path.is_file():
+        record = json.loads(path.read_text(encoding="utf-8"))
+        if any(c["id"] == claim_id for c in record["claims"]) or not _stale(results, short, record):
+            return False
+    return claim_id in _built_claims(results, short) or _in_source(results, short, claim_id)
+
+
+def _depend(env, results, reference):
+    """Tell Sphinx that the page depends on the records a reference reads (rebuilt when they change)."""
+    if results is None:
+        return
+    parts = [p.strip() for p in str(reference).split(":")]
+    root = results.resolve().parent
+    if parts[0] == "bench" and len(parts) > 1:
+        files = [results / "benchmarks" / f"{parts[1]}.json"]
+    else:
+        files = [results / "paper" / f"{parts[0]}.json", root / "notebooks" / f"{parts[0]}.ipynb",
+                 root / "_build" / "scorecard.json"]
+    for f in files:
+        if f.is_file():
+            env.note_dependency(str(f.resolve()))
 
 
 def result_role(name, rawtext, text, lineno, inliner, options=None, content=None):
     env = inliner.document.settings.env
     results = _results(env)
+    _depend(env, results, text)
     try:
         value = resolve(text, results)
     except ResultError as exc:
@@ -135,6 +172,7 @@ class ResultTable(_TableDirective):
     """A table of a benchmark record, with its caption."""
 
     def run(self):
+        _depend(self.env, _results(self.env), self.arguments[0])
         try:
             caption, columns, rows = resolve_table(self.arguments[0], _results(self.env))
         except ResultError as exc:
@@ -145,11 +183,12 @@ class ResultTable(_TableDirective):
 class ClaimsTable(_TableDirective):
     """The paper-scale records of some claims of one notebook."""
 
-    option_spec = {"ids": directives.unchanged, "why": directives.flag}
+    option_spec = {"ids": directives.unchanged}
 
     def run(self):
         short = self.arguments[0].strip()
         results = _results(self.env)
+        _depend(self.env, results, short)
         path = None if results is None else results / "paper" / f"{short}.json"
         if path is None or not path.is_file():
             return self._warn(f"no paper-scale record of {short!r}")
@@ -174,8 +213,7 @@ class ClaimsTable(_TableDirective):
             rows.append([f"`{cid}`", claim.get("relation") or "–", claim["verdict"],
                          claim_field(record, cid, "held") + ("" if spread == ours else f" ({spread})"),
                          ours, brief(claim.get("paper_value") or "", 80),
-                         brief(claim.get("why") or ("–" if claim["verdict"] == "reproduced" else "no reason recorded"),
-                               240)])
+                         brief(why_text(claim, claim.get("why")) or "–", 240)])
         columns = ["claim", "relation", "verdict", "seeds held", "ours (median)", "the paper", "why"]
         return self._parse(_list_table("", columns, rows, widths=[18, 9, 9, 9, 8, 20, 27]))
 

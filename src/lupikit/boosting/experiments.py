@@ -155,6 +155,11 @@ def compare_models(models, task, *, n_repeats=3, test_size=0.3, privileged_only=
         ``Pipeline(memory=...)``): a fit of the same estimator (same
         parameters, ``random_state`` included) on the same rows is read back,
         not run again, by this or any later call, in any process. None: no cache.
+        The key is the estimator's parameters and the data, not the code that
+        fits: use a new folder after upgrading lupikit, XGBoost or
+        scikit-learn (``lupikit paper`` names its folder by their versions and
+        lupikit's code). An estimator with ``random_state=None`` reads back the
+        first draw.
 
     Returns
     -------
