@@ -56,7 +56,9 @@ def test_a_current_record_says_how_each_claim_relates_to_the_paper_and_why(path)
         assert (c["relation"] == "reformulated") == bool(c["how"]), c["id"]
         if c["verdict"] != "reproduced":
             assert c["why"], f"{c['id']}: a {c['verdict']!r} verdict without why"
-        if c["verdict"] == "not reproduced" and c["seeds"]["held"] == 0:
+        # a paper's claim that fails names the experiment that explains why (a book claim, an ablation,
+        # is itself such an experiment)
+        if c["verdict"] == "not reproduced" and c["seeds"]["held"] == 0 and c["relation"] != "book":
             assert c["evidence"], f"{c['id']}: not reproduced, without evidence"
         for ref in c["evidence"]:
             notebook, claim_id = ref.split(":", 1) if ":" in ref else (rec["notebook"], ref)
