@@ -132,7 +132,7 @@ def test_the_pages_refer_to_records_of_the_scripts():
         record = _record.read(path)
         if key.startswith("@"):
             field = key[1:].split(".", 1)
-            assert field[0] in ("machine", "date", "versions", "command"), (page, key)
+            assert field[0] in ("machine", "date", "versions", "command", "load"), (page, key)
             if field[0] == "versions":
                 assert field[1] in record["versions"], (page, name, key)
         else:
