@@ -14,7 +14,7 @@ reports as an error rather than a noise threshold from fewer than two probes.
 
 
 from lupikit.relevance import L1SVR, FeatureRelevanceBounds, OrdinalRegressionLP
-from lupikit.relevance import OrdinalElasticNet
+from lupikit.relevance import OrdinalElasticNet, OrdinalLUPIResidualLP
 from side_features import derived_privileged_features  # tests/ is on pytest's pythonpath
 
 
@@ -39,6 +39,13 @@ class RelevanceLupiFromX(FeatureRelevanceBounds):
         return super().fit(X, y, privileged_features=derived_privileged_features(X))
 
 
+class ResidualLupiFromX(OrdinalLUPIResidualLP):
+    """:class:`OrdinalLUPIResidualLP` (the cited LUPI model) with ``X*`` derived from ``X`` in ``fit``."""
+
+    def fit(self, X, y):
+        return super().fit(X, y, privileged_features=derived_privileged_features(X))
+
+
 # the two common checks that do not fit an *ordinal* model
 ORDINAL_XFAIL = {
     "check_classifiers_classes": "labels are ordered integer levels; string labels are "
@@ -52,6 +59,7 @@ ESTIMATORS = [
     (OrdinalRegressionLP(constraints="implicit"), ORDINAL_XFAIL),
     (OrdinalLupiFromX(), ORDINAL_XFAIL),
     (OrdinalElasticNet(), ORDINAL_XFAIL),
+    (ResidualLupiFromX(), ORDINAL_XFAIL),
     (FeatureRelevanceBounds(C=1.0, n_permutations=5, random_state=0), {}),
     (FeatureRelevanceBounds(n_permutations=5, cv=3, random_state=0), {}),  # C by CV
     (FeatureRelevanceBounds(C=1.0, constraints="implicit", n_permutations=5,

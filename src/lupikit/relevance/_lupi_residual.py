@@ -35,6 +35,8 @@ import scipy.sparse as sp
 from scipy.optimize import linprog
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.model_selection import StratifiedKFold
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 
 from ..metrics import macro_averaged_mae
 
@@ -178,13 +180,17 @@ class OrdinalLUPIResidualLP(ClassifierMixin, BaseEstimator):
 
     def fit(self, X, y, privileged_features=None):
         """Fit on regular features ``X`` and (optionally) privileged features (training only)."""
-        X = np.asarray(X, float)
-        y = np.asarray(y)
+        X, y = validate_data(self, X, y, dtype=float)
+        check_classification_targets(y)
         if not (self.rho >= 1):
             raise ValueError(f"rho must be >= 1 (a residual cheaper than the correcting functions "
                              f"would make them useless), got {self.rho!r}.")
         self.classes_, yb = np.unique(y, return_inverse=True)
-        Xs = None if privileged_features is None else np.asarray(privileged_features, float)
+        Xs = None if privileged_features is None else check_array(privileged_features, dtype=float,
+                                                                   input_name="privileged_features")
+        if Xs is not None and Xs.shape[0] != X.shape[0]:
+            raise ValueError(f"privileged_features has {Xs.shape[0]} rows, X has {X.shape[0]}; they must be "
+                             "sample-aligned.")
         if self.rho == 1:  # same optimum as the plain model, whose solution breaks the ties
             Xs = None
         w, b, v, e, zeta, obj = solve_residual_lp(X, yb, self.classes_.size, Xs, float(self.C),
@@ -200,12 +206,13 @@ class OrdinalLUPIResidualLP(ClassifierMixin, BaseEstimator):
             self.residual_share_ = float(zeta.sum()) / total if total > 0 else 0.0
         else:
             self.residual_share_ = 1.0
-        self.n_features_in_ = X.shape[1]
         return self
 
     def predict(self, X):
         """The bin of ``X @ coef_`` between the thresholds (regular features only)."""
-        f = np.asarray(X, float) @ self.coef_
+        check_is_fitted(self)
+        X = validate_data(self, X, dtype=float, reset=False)
+        f = X @ self.coef_
         return self.classes_[np.searchsorted(self.thresholds_, f, side="right")]
 
 
