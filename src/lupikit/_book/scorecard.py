@@ -378,6 +378,7 @@ def scorecard_markdown(data, preset, parts=PARTS, figure=None):
         "",
     ]
     counts = verdict_counts(data)  # (refuses an unknown verdict)
+    data = {k: dict(v, _all=data) for k, v in data.items()}  # the details link only evidence that exists
     lines += _relations_table(data, list(parts))
     lines += ["All claims, paper preset and this build:", ""]
     lines += _counts_table(counts, preset) + [""]
@@ -422,7 +423,8 @@ def claim_details(short, row, d, preset, target):
                 f"({_section_link(short, d, explained)}))", ""]
     evidence = annotation(row, "evidence") or []
     if evidence:
-        out += ["**Evidence.** " + ", ".join(_evidence_ref(short, e) for e in evidence) + ".", ""]
+        known = {(n, r["id"]) for n, dd in d.get("_all", {}).items() for r in scorecard_rows(dd)} or None
+        out += ["**Evidence.** " + ", ".join(_evidence_ref(short, e, known) for e in evidence) + ".", ""]
     paper = row["paper"]
     if paper is None:
         out += ["**At the paper preset.** not recorded (the paper-scale run did not check it).", ""]
@@ -456,9 +458,13 @@ def evidence_target(short, reference):
     return short, reference
 
 
-def _evidence_ref(short, reference):
+def _evidence_ref(short, reference, known=None):
+    """A link to the evidence's details, or its id alone where no run recorded that claim (yet)."""
     notebook, claim_id = evidence_target(short, reference)
-    return f"{{ref}}`{claim_id if notebook == short else reference} <{_label(notebook, claim_id)}>`"
+    text = claim_id if notebook == short else reference
+    if known is not None and (notebook, claim_id) not in known:
+        return f"`{text}` (not recorded in this build or at the paper preset)"
+    return f"{{ref}}`{text} <{_label(notebook, claim_id)}>`"
 
 
 def verdict_figure(data, path, preset, parts=PARTS):
