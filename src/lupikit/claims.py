@@ -64,8 +64,10 @@ Traceback (most recent call last):
 lupikit.claims.ClaimFailed: claim demo.small (The error is small) does not hold: measured 0.2, needs < 0.1 (paper: < 0.1)
 """
 
+import ast
 import datetime as _dt
 import hashlib
+import io
 import json
 import math
 import numbers
@@ -73,6 +75,7 @@ import operator
 import os
 import platform
 import subprocess
+import tokenize
 from importlib import metadata
 from pathlib import Path
 
@@ -414,7 +417,9 @@ class Claims:
             source=source, value=None if shown is not None else value,
             threshold=f"{reason} (needs {needs})" if needs else reason, holds=None,
             verdict="not computable", section=section, preset=self.preset, reason=reason,
-            op=op, bound=bound, expected=bool(expect), **dict(notes, why=notes["why"] or reason),
+            # the why of a verdict "not computable" is its reason (the caller's why says what a
+            # failure of the check would mean, which this run cannot tell)
+            op=op, bound=bound, expected=bool(expect), **dict(notes, why=reason),
         )
         self._emit(record)
 
@@ -496,7 +501,13 @@ def _glued(notebook):
 
 
 def fingerprint(paths):
-    """SHA-256 over files: a notebook's cell sources (not outputs), or code files.
+    r"""SHA-256 over what a result depends on: notebooks' code cells, or code files.
+
+    Only what can change a computed value counts: a notebook contributes its
+    code cells' sources (not its Markdown, not outputs) and which cell holds
+    the papermill parameters; a Python file contributes its tokens without
+    comments, blank lines and docstrings. Editing prose, a docstring or a
+    comment therefore leaves a recorded result current.
 
     Parameters
     ----------
@@ -506,21 +517,73 @@ def fingerprint(paths):
     Returns
     -------
     digest : str
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> folder = Path(tempfile.mkdtemp())
+    >>> f = folder / "m.py"
+    >>> _ = f.write_text("def g():\n    'Say.'\n    return 1  # one\n")
+    >>> before = fingerprint([f])
+    >>> _ = f.write_text("def g():\n    'Say it better.'\n\n    return 1\n")
+    >>> fingerprint([f]) == before
+    True
+    >>> _ = f.write_text("def g():\n    return 2\n")
+    >>> fingerprint([f]) == before
+    False
     """
     h = hashlib.sha256()
     files = []
     for p in map(Path, paths):
         files.extend(sorted(p.rglob("*.py")) if p.is_dir() else [p])
     for f in files:
-        h.update(f.name.encode())
+        h.update(f.name.encode() + b"\0")
         if f.suffix == ".ipynb":
             nb = json.loads(f.read_text(encoding="utf-8"))
             for cell in nb.get("cells", []):
+                if cell.get("cell_type") != "code":
+                    continue
                 src = cell.get("source", "")
+                tags = (cell.get("metadata") or {}).get("tags") or []
+                h.update(b"\0parameters\0" if "parameters" in tags else b"\0cell\0")
                 h.update(("".join(src) if isinstance(src, list) else src).encode())
         else:
-            h.update(f.read_bytes())
+            h.update(_code_tokens(f.read_text(encoding="utf-8")).encode())
     return h.hexdigest()
+
+
+def _code_tokens(source):
+    """The tokens of Python ``source`` that can change what it computes (a string).
+
+    Comments, blank lines and docstrings are left out; a file that does not
+    parse contributes its text unchanged.
+    """
+    try:
+        tree = ast.parse(source)
+        tokens = list(tokenize.generate_tokens(io.StringIO(source).readline))
+    except (SyntaxError, tokenize.TokenError, ValueError):
+        return source
+    docstrings = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and node.body:
+            first = node.body[0]
+            if (isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant)
+                    and isinstance(first.value.value, str)):
+                docstrings.add((first.lineno, first.col_offset))
+    skip = {tokenize.COMMENT, tokenize.NL, tokenize.ENCODING}
+    structure = {tokenize.NEWLINE, tokenize.INDENT, tokenize.DEDENT, tokenize.ENDMARKER}
+    kept, after_docstring = [], False
+    for tok in tokens:
+        if tok.type in skip or (after_docstring and tok.type == tokenize.NEWLINE):
+            after_docstring = False
+            continue
+        after_docstring = tok.type == tokenize.STRING and tok.start in docstrings
+        if after_docstring:
+            continue
+        # (the layout of a line, e.g. its indentation width, does not change what it computes)
+        kept.append(tokenize.tok_name[tok.type] if tok.type in structure else f"{tok.type}:{tok.string}")
+    return "\n".join(kept)
 
 
 def _version():
