@@ -146,6 +146,14 @@ def test_a_notebook_fingerprint_follows_its_code_cells_only(tmp_path):
     # prose is not what a record depends on
     path.write_text(json.dumps(_notebook([("markdown", "# Claim, said better", []), *cells[1:]])))
     assert fingerprint([path]) == before
+    # nor are comments, wrapped lines, or a code cell split at a statement
+    split = [cells[0], cells[1], ("code", "x = seed \\\n    + 1  # the run's seed", [])]
+    path.write_text(json.dumps(_notebook(split)))
+    assert fingerprint([path]) == before
+    path.write_text(json.dumps(_notebook([*cells, ("code", "y = x\nz = y", [])])))
+    longer = fingerprint([path])
+    path.write_text(json.dumps(_notebook([*cells, ("code", "y = x", []), ("code", "z = y", [])])))
+    assert fingerprint([path]) == longer
     # code is, and so is which cell papermill injects the parameters after
     path.write_text(json.dumps(_notebook([cells[0], cells[1], ("code", "x = seed + 2", [])])))
     assert fingerprint([path]) != before

@@ -503,11 +503,13 @@ def _glued(notebook):
 def fingerprint(paths):
     r"""SHA-256 over what a result depends on: notebooks' code cells, or code files.
 
-    Only what can change a computed value counts: a notebook contributes its
-    code cells' sources (not its Markdown, not outputs) and which cell holds
-    the papermill parameters; a Python file contributes its tokens without
-    comments, blank lines and docstrings. Editing prose, a docstring or a
-    comment therefore leaves a recorded result current.
+    Only what can change a computed value counts: a Python file or a
+    notebook's code cells contribute their tokens without comments, blank
+    lines, line breaks inside brackets and docstrings, and a notebook which
+    cell holds the papermill parameters (not its Markdown, outputs or other
+    cell tags). Editing prose, a docstring or a comment, wrapping a line or
+    splitting a code cell at a statement therefore leaves a recorded result
+    current.
 
     Parameters
     ----------
@@ -546,8 +548,10 @@ def fingerprint(paths):
                     continue
                 src = cell.get("source", "")
                 tags = (cell.get("metadata") or {}).get("tags") or []
-                h.update(b"\0parameters\0" if "parameters" in tags else b"\0cell\0")
-                h.update(("".join(src) if isinstance(src, list) else src).encode())
+                if "parameters" in tags:  # papermill injects its values after this cell
+                    h.update(b"\0parameters\0")
+                # (a cell split in two at a statement, or a line wrapped, computes the same)
+                h.update(_code_tokens("".join(src) if isinstance(src, list) else src).encode() + b"\n")
         else:
             h.update(_code_tokens(f.read_text(encoding="utf-8")).encode())
     return h.hexdigest()
@@ -556,8 +560,9 @@ def fingerprint(paths):
 def _code_tokens(source):
     """The tokens of Python ``source`` that can change what it computes (a string).
 
-    Comments, blank lines and docstrings are left out; a file that does not
-    parse contributes its text unchanged.
+    Comments, blank lines, line breaks inside brackets and docstrings are left
+    out; source that does not parse (an IPython magic) contributes its text
+    unchanged.
     """
     try:
         tree = ast.parse(source)
@@ -572,7 +577,8 @@ def _code_tokens(source):
                     and isinstance(first.value.value, str)):
                 docstrings.add((first.lineno, first.col_offset))
     skip = {tokenize.COMMENT, tokenize.NL, tokenize.ENCODING}
-    structure = {tokenize.NEWLINE, tokenize.INDENT, tokenize.DEDENT, tokenize.ENDMARKER}
+    skip.add(tokenize.ENDMARKER)
+    structure = {tokenize.NEWLINE, tokenize.INDENT, tokenize.DEDENT}
     kept, after_docstring = [], False
     for tok in tokens:
         if tok.type in skip or (after_docstring and tok.type == tokenize.NEWLINE):
