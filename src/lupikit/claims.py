@@ -64,8 +64,8 @@ Traceback (most recent call last):
 lupikit.claims.ClaimFailed: claim demo.small (The error is small) does not hold: measured 0.2, needs < 0.1 (paper: < 0.1)
 """
 
-import ast
 import datetime as _dt
+import functools
 import hashlib
 import io
 import json
@@ -553,42 +553,44 @@ def fingerprint(paths):
                 # (a cell split in two at a statement, or a line wrapped, computes the same)
                 h.update(_code_tokens("".join(src) if isinstance(src, list) else src).encode() + b"\n")
         else:
-            h.update(_code_tokens(f.read_text(encoding="utf-8")).encode())
+            stat = f.stat()
+            h.update(_file_digest(str(f.resolve()), stat.st_mtime_ns, stat.st_size))
     return h.hexdigest()
+
+
+@functools.lru_cache(maxsize=4096)
+def _file_digest(path, mtime_ns, size):
+    """SHA-256 of a Python file's :func:`_code_tokens` (cached while the file is unchanged)."""
+    return hashlib.sha256(_code_tokens(Path(path).read_text(encoding="utf-8")).encode()).digest()
 
 
 def _code_tokens(source):
     """The tokens of Python ``source`` that can change what it computes (a string).
 
-    Comments, blank lines, line breaks inside brackets and docstrings are left
-    out; source that does not parse (an IPython magic) contributes its text
-    unchanged.
+    Comments, blank lines, line breaks inside brackets and statements that
+    are only a string literal (docstrings) are left out; source that does not
+    tokenize (an IPython magic) contributes its text unchanged.
     """
     try:
-        tree = ast.parse(source)
         tokens = list(tokenize.generate_tokens(io.StringIO(source).readline))
     except (SyntaxError, tokenize.TokenError, ValueError):
         return source
-    docstrings = set()
-    for node in ast.walk(tree):
-        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and node.body:
-            first = node.body[0]
-            if (isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant)
-                    and isinstance(first.value.value, str)):
-                docstrings.add((first.lineno, first.col_offset))
-    skip = {tokenize.COMMENT, tokenize.NL, tokenize.ENCODING}
-    skip.add(tokenize.ENDMARKER)
+    skip = {tokenize.COMMENT, tokenize.NL, tokenize.ENCODING, tokenize.ENDMARKER}
+    tokens = [t for t in tokens if t.type not in skip]
     structure = {tokenize.NEWLINE, tokenize.INDENT, tokenize.DEDENT}
-    kept, after_docstring = [], False
-    for tok in tokens:
-        if tok.type in skip or (after_docstring and tok.type == tokenize.NEWLINE):
-            after_docstring = False
-            continue
-        after_docstring = tok.type == tokenize.STRING and tok.start in docstrings
-        if after_docstring:
-            continue
+    kept, i = [], 0
+    while i < len(tokens):
+        j = i
+        if tokens[i].type == tokenize.STRING and (not kept or kept[-1] in ("NEWLINE", "INDENT", "DEDENT")):
+            while j < len(tokens) and tokens[j].type == tokenize.STRING:
+                j += 1
+            if j == len(tokens) or tokens[j].type == tokenize.NEWLINE:  # a statement of string literals only
+                i = j + 1
+                continue
+        tok = tokens[i]
         # (the layout of a line, e.g. its indentation width, does not change what it computes)
         kept.append(tokenize.tok_name[tok.type] if tok.type in structure else f"{tok.type}:{tok.string}")
+        i += 1
     return "\n".join(kept)
 
 
