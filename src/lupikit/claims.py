@@ -281,7 +281,8 @@ class Claims:
 
     def check(self, claim_id, statement, value, op=None, threshold=None, *, paper, source="",
               verdict="reproduced", holds=None, needs=None, section="", expect=True, reason=None,
-              relation="paper", how=None, why=None, evidence=(), deterministic=False, explained_in=None):
+              relation="paper", how=None, why=None, evidence=(), deterministic=False, explained_in=None,
+              pool=None):
         """Check one claim and record it; raise :class:`ClaimFailed` if it fails.
 
         A value (or threshold) that is None, NaN or infinite cannot be
@@ -338,6 +339,13 @@ class Claims:
             The value does not depend on the seed (shown as one measurement).
         explained_in : str or None
             The section that explains the verdict (default: ``section``).
+        pool : {None, "mean"}, default=None
+            How the runs at several seeds decide the verdict. None: the claim
+            must hold at four of five seeds. ``"mean"``: the mean of the
+            seeds' values is compared with ``threshold``, for a statistical
+            claim whose value is an average over random splits (an accuracy
+            over folds, a gap over repetitions): the mean over the seeds pools
+            their splits into one estimate. Needs ``op``.
 
         Returns
         -------
@@ -354,6 +362,11 @@ class Claims:
                              "order is checked, not the paper's size).")
         if not expect and not why:
             raise ValueError(f"claim {claim_id!r}: a claim the book shows failing (expect=False) needs `why`.")
+        if pool not in (None, "mean"):
+            raise ValueError(f"claim {claim_id!r}: pool must be None or 'mean', got {pool!r}.")
+        if pool is not None and op is None:
+            raise ValueError(f"claim {claim_id!r}: pool='mean' compares the seeds' mean value with the threshold; "
+                             "it needs op and threshold, not holds.")
         value = _number(value)
         bound = None
         if op is not None:
@@ -384,6 +397,8 @@ class Claims:
             preset=self.preset, reason=None, op=op, bound=bound, **notes,
         )
         record["expected"] = bool(expect)
+        if pool is not None:  # (and the verdict the pooled value earns if it holds)
+            record.update(pool=pool, held_verdict=verdict)
         self._emit(record)
         if self.mode == "raise" and ok != bool(expect):
             if expect:
