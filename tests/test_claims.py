@@ -180,10 +180,12 @@ def test_a_code_fingerprint_ignores_comments_and_docstrings_only(tmp_path, edit,
 
 
 def test_pooling_needs_a_comparison_and_is_recorded(claims):
-    with pytest.raises(ValueError, match="pool must be None or 'mean'"):
+    with pytest.raises(ValueError, match="pool must be None, 'mean' or 'ttest'"):
         claims.check("demo.p", "Acc", 0.9, ">", 0.5, paper="0.9", pool="median")
     with pytest.raises(ValueError, match="needs op and threshold"):
         claims.check("demo.p", "Acc", 0.9, holds=True, needs="x", paper="0.9", pool="mean")
+    with pytest.raises(ValueError, match="tests one side"):
+        claims.check("demo.p", "Acc", 0.9, "==", 0.5, paper="0.9", pool="ttest")
     claims.check("demo.p", "Acc", 0.9, ">", 0.5, paper="0.9", pool="mean", verdict="direction", why="demo")
     r = claims.records[-1]
     assert (r["pool"], r["held_verdict"], r["verdict"]) == ("mean", "direction", "direction")

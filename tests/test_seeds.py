@@ -160,3 +160,26 @@ def test_a_pooled_claim_can_be_extended_by_more_seeds():
     more = aggregate_claims(runs + [_pooled_run(v) for v in (49.5, 56.0)], seeds=seeds + [3, 4])[0]
     direct = aggregate_claims([_pooled_run(v) for v in (49.1, 49.6, 59.8, 49.5, 56.0)], seeds=list(range(5)))[0]
     assert more == direct
+
+
+def test_a_claim_pooled_by_a_test_needs_a_significant_effect():
+    from scipy import stats
+
+    from lupikit._book.seeds import POOLED_LEVEL, aggregate_claims
+
+    def run(v):
+        holds = v < 0
+        return [{"id": "t.gap", "value": v, "holds": holds, "op": "<", "bound": 0.0, "pool": "ttest",
+                 "held_verdict": "direction", "verdict": "direction" if holds else "not reproduced",
+                 "expected": False}]
+
+    # gaps of either sign around 0: the mean is negative, the test is not significant
+    noise = [-0.0028, 0.0, -0.0005, 0.0, 0.0001]
+    rec = aggregate_claims([run(v) for v in noise], seeds=list(range(5)))[0]
+    p = stats.ttest_1samp(noise, 0.0, alternative="less").pvalue
+    assert rec["seeds"]["p"] == pytest.approx(p) and p > POOLED_LEVEL
+    assert rec["verdict"] == "not reproduced" and rec["value"] < 0
+    # a consistent effect is significant even where one seed alone missed it
+    effect = [-0.03, -0.02, -0.025, 0.001, -0.035]
+    rec = aggregate_claims([run(v) for v in effect], seeds=list(range(5)))[0]
+    assert rec["verdict"] == "direction" and rec["seeds"]["held"] == 4 and rec["seeds"]["p"] < POOLED_LEVEL

@@ -339,13 +339,16 @@ class Claims:
             The value does not depend on the seed (shown as one measurement).
         explained_in : str or None
             The section that explains the verdict (default: ``section``).
-        pool : {None, "mean"}, default=None
+        pool : {None, "mean", "ttest"}, default=None
             How the runs at several seeds decide the verdict. None: the claim
             must hold at four of five seeds. ``"mean"``: the mean of the
             seeds' values is compared with ``threshold``, for a statistical
-            claim whose value is an average over random splits (an accuracy
-            over folds, a gap over repetitions): the mean over the seeds pools
-            their splits into one estimate. Needs ``op``.
+            value that must lie within a tolerance (an accuracy over folds):
+            the mean over the seeds pools their splits into one estimate.
+            ``"ttest"``: a one-sided t-test of the seeds' values against
+            ``threshold`` decides, for a claim of an effect's sign whose
+            seeds are independent replicates (fresh draws of data). Needs
+            ``op``.
 
         Returns
         -------
@@ -362,11 +365,13 @@ class Claims:
                              "order is checked, not the paper's size).")
         if not expect and not why:
             raise ValueError(f"claim {claim_id!r}: a claim the book shows failing (expect=False) needs `why`.")
-        if pool not in (None, "mean"):
-            raise ValueError(f"claim {claim_id!r}: pool must be None or 'mean', got {pool!r}.")
+        if pool not in (None, "mean", "ttest"):
+            raise ValueError(f"claim {claim_id!r}: pool must be None, 'mean' or 'ttest', got {pool!r}.")
         if pool is not None and op is None:
-            raise ValueError(f"claim {claim_id!r}: pool='mean' compares the seeds' mean value with the threshold; "
+            raise ValueError(f"claim {claim_id!r}: pool={pool!r} compares the seeds' values with the threshold; "
                              "it needs op and threshold, not holds.")
+        if pool == "ttest" and op not in ("<", "<=", ">", ">="):
+            raise ValueError(f"claim {claim_id!r}: pool='ttest' tests one side; op must be <, <=, > or >=.")
         value = _number(value)
         bound = None
         if op is not None:

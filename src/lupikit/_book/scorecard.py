@@ -144,6 +144,10 @@ def seeds_text(claim):
     text = f"{held}/{ran} seeds"
     if seeds.get("pooled") == "mean":
         text = f"mean of {ran} seeds (held at {held})"
+    elif seeds.get("pooled") == "ttest":
+        p = seeds.get("p")
+        text = (f"t-test over {ran} seeds" + (f", p = {fmt(p)}" if p is not None else "")
+                + f" (held at {held})")
     lo, hi = seeds.get("min"), seeds.get("max")
     if lo is not None and hi is not None:
         text += f", {fmt(lo)}" if lo == hi else f", {fmt(lo)} to {fmt(hi)}"
@@ -155,7 +159,7 @@ def _value_text(claim):
     if claim["verdict"] in _SPECIAL:
         return f"{claim['verdict']}: {brief(claim['threshold'], 50)}"
     text = "–" if claim.get("value") is None else fmt(claim["value"])
-    if claim.get("seeds") and claim["seeds"].get("pooled") == "mean":
+    if claim.get("seeds") and claim["seeds"].get("pooled") in ("mean", "ttest"):
         text += " (mean over the seeds)"
     elif claim.get("seeds") and claim["seeds"].get("median") is not None:
         text += " (median)"
@@ -231,7 +235,9 @@ def _seeds_paragraph(data, majority=MAJORITY):
         f"the claim holds for at least {majority:.0%} of the seeds ({k} of 5); otherwise the claim "
         "is *not reproduced*. A statistical claim whose value averages over random splits is pooled "
         "instead: the mean of its values over the seeds is compared with its threshold (*mean of 5 "
-        "seeds*). The column *seeds* gives the number of seeds for which the claim "
+        "seeds*), or, for the sign of an effect measured on fresh draws at each seed, tested against it "
+        "by a one-sided t-test at the 5% level (*t-test over 5 seeds*). The column *seeds* gives the "
+        "number of seeds for which the claim "
         "held and the spread of the measured value over the seeds (smallest to largest); *1 seed* "
         "marks a record made at one seed. "
         + "Seeds per notebook: " + "; ".join(
