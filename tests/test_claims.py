@@ -1,5 +1,6 @@
 """lupikit.claims: the verdicts of a claim, "not computable" among them."""
 
+import json
 import math
 
 import pytest
@@ -52,6 +53,8 @@ def test_an_expected_failure_that_is_not_computable_raises_nothing(claims):
     claims.check("demo.t", "A claim the book shows failing", float("nan"), ">", 0, paper="> 0", expect=False,
                  why="The demo fails here.")
     assert claims.records[-1]["verdict"] == "not computable"
+    # its why is the reason it could not be measured, not what a failure would have meant
+    assert claims.records[-1]["why"] == claims.records[-1]["reason"] == "the measured value is nan"
 
 
 def test_other_verdicts_are_unchanged(claims):
@@ -126,3 +129,63 @@ def test_not_computable_and_not_runnable_carry_the_reason_as_why(claims):
     a, b = claims.records
     assert (a["why"], a["relation"], b["why"], b["relation"], b["deterministic"]) == (
         "one repetition", "reformulated", "no data", "cited", True)
+
+
+def _notebook(cells):
+    return {"cells": [{"cell_type": t, "source": s, "metadata": {"tags": tags}} for t, s, tags in cells],
+            "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
+
+
+def test_a_notebook_fingerprint_follows_its_code_cells_only(tmp_path):
+    from lupikit.claims import fingerprint
+    path = tmp_path / "nb.ipynb"
+    cells = [("markdown", "# Claim\nThe paper says 0.3.", []), ("code", "seed = 0", ["parameters"]),
+             ("code", "x = seed + 1", [])]
+    path.write_text(json.dumps(_notebook(cells)))
+    before = fingerprint([path])
+    # prose is not what a record depends on
+    path.write_text(json.dumps(_notebook([("markdown", "# Claim, said better", []), *cells[1:]])))
+    assert fingerprint([path]) == before
+    # nor are comments, wrapped lines, or a code cell split at a statement
+    split = [cells[0], cells[1], ("code", "x = seed \\\n    + 1  # the run's seed", [])]
+    path.write_text(json.dumps(_notebook(split)))
+    assert fingerprint([path]) == before
+    path.write_text(json.dumps(_notebook([*cells, ("code", "y = x\nz = y", [])])))
+    longer = fingerprint([path])
+    path.write_text(json.dumps(_notebook([*cells, ("code", "y = x", []), ("code", "z = y", [])])))
+    assert fingerprint([path]) == longer
+    # code is, and so is which cell papermill injects the parameters after
+    path.write_text(json.dumps(_notebook([cells[0], cells[1], ("code", "x = seed + 2", [])])))
+    assert fingerprint([path]) != before
+    path.write_text(json.dumps(_notebook([cells[0], ("code", "seed = 0", []), cells[2]])))
+    assert fingerprint([path]) != before
+
+
+@pytest.mark.parametrize("edit, same", [
+    ('def f(x):\n    """Add one, as the paper does."""\n    return x + 1\n', True),
+    ("def f(x):\n    # one, as in Eq. (3)\n\n    return x + 1  # the step\n", True),
+    ('"""A module."""\n\ndef f(x):\n    return x + 1\n', True),
+    ("def f(x):\n    return x + 2\n", False),
+    ('def f(x):\n    "not a docstring" if x else None\n    return x + 1\n', False),
+    ("def f(x):\n    return x \\\n        + 1\n", True),
+    ("def f(x, y=1):\n    return x + y\n", False),
+])
+def test_a_code_fingerprint_ignores_comments_and_docstrings_only(tmp_path, edit, same):
+    from lupikit.claims import fingerprint
+    path = tmp_path / "m.py"
+    path.write_text("def f(x):\n    return x + 1\n")
+    before = fingerprint([path])
+    path.write_text(edit)
+    assert (fingerprint([path]) == before) is same
+
+
+def test_pooling_needs_a_comparison_and_is_recorded(claims):
+    with pytest.raises(ValueError, match="pool must be None, 'mean' or 'ttest'"):
+        claims.check("demo.p", "Acc", 0.9, ">", 0.5, paper="0.9", pool="median")
+    with pytest.raises(ValueError, match="needs op and threshold"):
+        claims.check("demo.p", "Acc", 0.9, holds=True, needs="x", paper="0.9", pool="mean")
+    with pytest.raises(ValueError, match="tests one side"):
+        claims.check("demo.p", "Acc", 0.9, "==", 0.5, paper="0.9", pool="ttest")
+    claims.check("demo.p", "Acc", 0.9, ">", 0.5, paper="0.9", pool="mean", verdict="direction", why="demo")
+    r = claims.records[-1]
+    assert (r["pool"], r["held_verdict"], r["verdict"]) == ("mean", "direction", "direction")

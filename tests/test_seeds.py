@@ -120,3 +120,66 @@ def test_the_carried_why_is_that_of_a_seed_that_ran_and_seeds_ran_counts_them():
     runs = [[nan], [nan]] + [[_claim("a", -0.1, False)] for _ in range(3)]
     (rec,) = aggregate_claims(runs, seeds=[0, 1, 2, 3, 4])
     assert seeds_ran(rec["seeds"]) == 3 and rec["seeds"]["held"] == 0
+
+
+def _pooled_run(value, bound=50.0, pool="mean"):
+    holds = value > bound
+    return [{"id": "t.acc", "value": value, "holds": holds, "op": ">", "bound": bound, "pool": pool,
+             "held_verdict": "reproduced", "verdict": "reproduced" if holds else "not reproduced",
+             "expected": True}]
+
+
+def test_a_pooled_claim_is_decided_by_the_mean_over_the_seeds():
+    from lupikit._book.seeds import aggregate_claims
+    # two of five seeds hold: the 4-of-5 rule says "not reproduced", the pooled mean (52.8) holds
+    values = [49.1, 49.6, 59.8, 49.5, 56.0]
+    pooled = aggregate_claims([_pooled_run(v) for v in values], seeds=list(range(5)))[0]
+    assert pooled["verdict"] == "reproduced"
+    assert pooled["value"] == pytest.approx(sum(values) / 5)
+    assert pooled["seeds"]["pooled"] == "mean" and pooled["seeds"]["held"] == 2
+    assert pooled["seeds"]["median"] == pytest.approx(49.6)
+    # the same values without pooling keep the majority rule
+    plain = aggregate_claims([_pooled_run(v, pool=None) for v in values], seeds=list(range(5)))[0]
+    assert plain["verdict"] == "not reproduced" and "pooled" not in plain["seeds"]
+    # a mean below the threshold fails even where one seed held
+    low = aggregate_claims([_pooled_run(v) for v in (49.0, 48.0, 51.0, 47.0, 49.5)], seeds=list(range(5)))[0]
+    assert low["verdict"] == "not reproduced" and low["seeds"]["held"] == 1
+
+
+def test_a_pooled_claim_says_so_on_the_scorecard():
+    from lupikit._book.scorecard import seeds_text
+    from lupikit._book.seeds import aggregate_claims
+    rec = aggregate_claims([_pooled_run(v) for v in (49.1, 49.6, 59.8, 49.5, 56.0)], seeds=list(range(5)))[0]
+    assert seeds_text(rec).startswith("mean of 5 seeds (held at 2)")
+
+
+def test_a_pooled_claim_can_be_extended_by_more_seeds():
+    from lupikit._book.seeds import aggregate_claims, seed_runs
+    first = aggregate_claims([_pooled_run(v) for v in (49.1, 49.6, 59.8)], seeds=[0, 1, 2])
+    seeds, runs = seed_runs({"seeds": [0, 1, 2], "claims": first})
+    more = aggregate_claims(runs + [_pooled_run(v) for v in (49.5, 56.0)], seeds=seeds + [3, 4])[0]
+    direct = aggregate_claims([_pooled_run(v) for v in (49.1, 49.6, 59.8, 49.5, 56.0)], seeds=list(range(5)))[0]
+    assert more == direct
+
+
+def test_a_claim_pooled_by_a_test_needs_a_significant_effect():
+    from scipy import stats
+
+    from lupikit._book.seeds import POOLED_LEVEL, aggregate_claims
+
+    def run(v):
+        holds = v < 0
+        return [{"id": "t.gap", "value": v, "holds": holds, "op": "<", "bound": 0.0, "pool": "ttest",
+                 "held_verdict": "direction", "verdict": "direction" if holds else "not reproduced",
+                 "expected": False}]
+
+    # gaps of either sign around 0: the mean is negative, the test is not significant
+    noise = [-0.0028, 0.0, -0.0005, 0.0, 0.0001]
+    rec = aggregate_claims([run(v) for v in noise], seeds=list(range(5)))[0]
+    p = stats.ttest_1samp(noise, 0.0, alternative="less").pvalue
+    assert rec["seeds"]["p"] == pytest.approx(p) and p > POOLED_LEVEL
+    assert rec["verdict"] == "not reproduced" and rec["value"] < 0
+    # a consistent effect is significant even where one seed alone missed it
+    effect = [-0.03, -0.02, -0.025, 0.001, -0.035]
+    rec = aggregate_claims([run(v) for v in effect], seeds=list(range(5)))[0]
+    assert rec["verdict"] == "direction" and rec["seeds"]["held"] == 4 and rec["seeds"]["p"] < POOLED_LEVEL

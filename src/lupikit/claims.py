@@ -65,7 +65,9 @@ lupikit.claims.ClaimFailed: claim demo.small (The error is small) does not hold:
 """
 
 import datetime as _dt
+import functools
 import hashlib
+import io
 import json
 import math
 import numbers
@@ -73,6 +75,7 @@ import operator
 import os
 import platform
 import subprocess
+import tokenize
 from importlib import metadata
 from pathlib import Path
 
@@ -278,7 +281,8 @@ class Claims:
 
     def check(self, claim_id, statement, value, op=None, threshold=None, *, paper, source="",
               verdict="reproduced", holds=None, needs=None, section="", expect=True, reason=None,
-              relation="paper", how=None, why=None, evidence=(), deterministic=False, explained_in=None):
+              relation="paper", how=None, why=None, evidence=(), deterministic=False, explained_in=None,
+              pool=None):
         """Check one claim and record it; raise :class:`ClaimFailed` if it fails.
 
         A value (or threshold) that is None, NaN or infinite cannot be
@@ -335,6 +339,16 @@ class Claims:
             The value does not depend on the seed (shown as one measurement).
         explained_in : str or None
             The section that explains the verdict (default: ``section``).
+        pool : {None, "mean", "ttest"}, default=None
+            How the runs at several seeds decide the verdict. None: the claim
+            must hold at four of five seeds. ``"mean"``: the mean of the
+            seeds' values is compared with ``threshold``, for a statistical
+            value that must lie within a tolerance (an accuracy over folds):
+            the mean over the seeds pools their splits into one estimate.
+            ``"ttest"``: a one-sided t-test of the seeds' values against
+            ``threshold`` decides, for a claim of an effect's sign whose
+            seeds are independent replicates (fresh draws of data). Needs
+            ``op``.
 
         Returns
         -------
@@ -351,6 +365,13 @@ class Claims:
                              "order is checked, not the paper's size).")
         if not expect and not why:
             raise ValueError(f"claim {claim_id!r}: a claim the book shows failing (expect=False) needs `why`.")
+        if pool not in (None, "mean", "ttest"):
+            raise ValueError(f"claim {claim_id!r}: pool must be None, 'mean' or 'ttest', got {pool!r}.")
+        if pool is not None and op is None:
+            raise ValueError(f"claim {claim_id!r}: pool={pool!r} compares the seeds' values with the threshold; "
+                             "it needs op and threshold, not holds.")
+        if pool == "ttest" and op not in ("<", "<=", ">", ">="):
+            raise ValueError(f"claim {claim_id!r}: pool='ttest' tests one side; op must be <, <=, > or >=.")
         value = _number(value)
         bound = None
         if op is not None:
@@ -381,6 +402,8 @@ class Claims:
             preset=self.preset, reason=None, op=op, bound=bound, **notes,
         )
         record["expected"] = bool(expect)
+        if pool is not None:  # (and the verdict the pooled value earns if it holds)
+            record.update(pool=pool, held_verdict=verdict)
         self._emit(record)
         if self.mode == "raise" and ok != bool(expect):
             if expect:
@@ -414,7 +437,9 @@ class Claims:
             source=source, value=None if shown is not None else value,
             threshold=f"{reason} (needs {needs})" if needs else reason, holds=None,
             verdict="not computable", section=section, preset=self.preset, reason=reason,
-            op=op, bound=bound, expected=bool(expect), **dict(notes, why=notes["why"] or reason),
+            # the why of a verdict "not computable" is its reason (the caller's why says what a
+            # failure of the check would mean, which this run cannot tell)
+            op=op, bound=bound, expected=bool(expect), **dict(notes, why=reason),
         )
         self._emit(record)
 
@@ -496,7 +521,15 @@ def _glued(notebook):
 
 
 def fingerprint(paths):
-    """SHA-256 over files: a notebook's cell sources (not outputs), or code files.
+    r"""SHA-256 over what a result depends on: notebooks' code cells, or code files.
+
+    Only what can change a computed value counts: a Python file or a
+    notebook's code cells contribute their tokens without comments, blank
+    lines, line breaks inside brackets and docstrings, and a notebook which
+    cell holds the papermill parameters (not its Markdown, outputs or other
+    cell tags). Editing prose, a docstring or a comment, wrapping a line or
+    splitting a code cell at a statement therefore leaves a recorded result
+    current.
 
     Parameters
     ----------
@@ -506,21 +539,79 @@ def fingerprint(paths):
     Returns
     -------
     digest : str
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> folder = Path(tempfile.mkdtemp())
+    >>> f = folder / "m.py"
+    >>> _ = f.write_text("def g():\n    'Say.'\n    return 1  # one\n")
+    >>> before = fingerprint([f])
+    >>> _ = f.write_text("def g():\n    'Say it better.'\n\n    return 1\n")
+    >>> fingerprint([f]) == before
+    True
+    >>> _ = f.write_text("def g():\n    return 2\n")
+    >>> fingerprint([f]) == before
+    False
     """
     h = hashlib.sha256()
     files = []
     for p in map(Path, paths):
         files.extend(sorted(p.rglob("*.py")) if p.is_dir() else [p])
     for f in files:
-        h.update(f.name.encode())
+        h.update(f.name.encode() + b"\0")
         if f.suffix == ".ipynb":
             nb = json.loads(f.read_text(encoding="utf-8"))
             for cell in nb.get("cells", []):
+                if cell.get("cell_type") != "code":
+                    continue
                 src = cell.get("source", "")
-                h.update(("".join(src) if isinstance(src, list) else src).encode())
+                tags = (cell.get("metadata") or {}).get("tags") or []
+                if "parameters" in tags:  # papermill injects its values after this cell
+                    h.update(b"\0parameters\0")
+                # (a cell split in two at a statement, or a line wrapped, computes the same)
+                h.update(_code_tokens("".join(src) if isinstance(src, list) else src).encode() + b"\n")
         else:
-            h.update(f.read_bytes())
+            stat = f.stat()
+            h.update(_file_digest(str(f.resolve()), stat.st_mtime_ns, stat.st_size))
     return h.hexdigest()
+
+
+@functools.lru_cache(maxsize=4096)
+def _file_digest(path, mtime_ns, size):
+    """SHA-256 of a Python file's :func:`_code_tokens` (cached while the file is unchanged)."""
+    return hashlib.sha256(_code_tokens(Path(path).read_text(encoding="utf-8")).encode()).digest()
+
+
+def _code_tokens(source):
+    """The tokens of Python ``source`` that can change what it computes (a string).
+
+    Comments, blank lines, line breaks inside brackets and statements that
+    are only a string literal (docstrings) are left out; source that does not
+    tokenize (an IPython magic) contributes its text unchanged.
+    """
+    try:
+        tokens = list(tokenize.generate_tokens(io.StringIO(source).readline))
+    except (SyntaxError, tokenize.TokenError, ValueError):
+        return source
+    skip = {tokenize.COMMENT, tokenize.NL, tokenize.ENCODING, tokenize.ENDMARKER}
+    tokens = [t for t in tokens if t.type not in skip]
+    structure = {tokenize.NEWLINE, tokenize.INDENT, tokenize.DEDENT}
+    kept, i = [], 0
+    while i < len(tokens):
+        j = i
+        if tokens[i].type == tokenize.STRING and (not kept or kept[-1] in ("NEWLINE", "INDENT", "DEDENT")):
+            while j < len(tokens) and tokens[j].type == tokenize.STRING:
+                j += 1
+            if j == len(tokens) or tokens[j].type == tokenize.NEWLINE:  # a statement of string literals only
+                i = j + 1
+                continue
+        tok = tokens[i]
+        # (the layout of a line, e.g. its indentation width, does not change what it computes)
+        kept.append(tokenize.tok_name[tok.type] if tok.type in structure else f"{tok.type}:{tok.string}")
+        i += 1
+    return "\n".join(kept)
 
 
 def _version():

@@ -123,6 +123,8 @@ def _label(short, claim_id):
 def seeds_text(claim):
     """``"4/5 seeds, 0.012–0.051"`` for a record aggregated over seeds, ``"1 seed"`` otherwise.
 
+    A claim pooled over the seeds reads ``"mean of 5 seeds (held at 3), 0.012 to 0.051"``.
+
     ``"–"`` for a claim that no seed could check; ``"deterministic, v"`` for a
     value that does not depend on the seed; a value the same at every seed says so.
     """
@@ -140,6 +142,12 @@ def seeds_text(claim):
         return (f"{held}/{ran} seeds, the same value at every seed"
                 + (f" ({fmt(lo)})" if lo is not None else ""))
     text = f"{held}/{ran} seeds"
+    if seeds.get("pooled") == "mean":
+        text = f"mean of {ran} seeds (held at {held})"
+    elif seeds.get("pooled") == "ttest":
+        p = seeds.get("p")
+        text = (f"t-test over {ran} seeds" + (f", p = {fmt(p)}" if p is not None else "")
+                + f" (held at {held})")
     lo, hi = seeds.get("min"), seeds.get("max")
     if lo is not None and hi is not None:
         text += f", {fmt(lo)}" if lo == hi else f", {fmt(lo)} to {fmt(hi)}"
@@ -151,7 +159,9 @@ def _value_text(claim):
     if claim["verdict"] in _SPECIAL:
         return f"{claim['verdict']}: {brief(claim['threshold'], 50)}"
     text = "–" if claim.get("value") is None else fmt(claim["value"])
-    if claim.get("seeds") and claim["seeds"].get("median") is not None:
+    if claim.get("seeds") and claim["seeds"].get("pooled") in ("mean", "ttest"):
+        text += " (mean over the seeds)"
+    elif claim.get("seeds") and claim["seeds"].get("median") is not None:
         text += " (median)"
     if claim.get("threshold"):
         text += f", needs {brief(claim['threshold'], 40)}"
@@ -223,7 +233,11 @@ def _seeds_paragraph(data, majority=MAJORITY):
     return [
         f"**Seeds.** A paper-scale record made at several seeds keeps a claim's verdict only if "
         f"the claim holds for at least {majority:.0%} of the seeds ({k} of 5); otherwise the claim "
-        "is *not reproduced*. The column *seeds* gives the number of seeds for which the claim "
+        "is *not reproduced*. A statistical claim whose value averages over random splits is pooled "
+        "instead: the mean of its values over the seeds is compared with its threshold (*mean of 5 "
+        "seeds*), or, for the sign of an effect measured on fresh draws at each seed, tested against it "
+        "by a one-sided t-test at the 5% level (*t-test over 5 seeds*). The column *seeds* gives the "
+        "number of seeds for which the claim "
         "held and the spread of the measured value over the seeds (smallest to largest); *1 seed* "
         "marks a record made at one seed. "
         + "Seeds per notebook: " + "; ".join(

@@ -5,7 +5,11 @@ seeds ``seed, seed + 1, ..., seed + N - 1`` and records, per claim, how many of
 the runs it held in and the spread of its value. A claim keeps its verdict
 (``"reproduced"`` or ``"direction"``) only when it holds at a stated majority
 of the seeds, :data:`MAJORITY` (four of five); otherwise it is
-``"not reproduced"``, with the fraction shown beside it.
+``"not reproduced"``, with the fraction shown beside it. A statistical claim
+checked with ``pool="mean"`` is decided instead by the mean of its values
+over the seeds (their splits pooled into one estimate), one checked with
+``pool="ttest"`` by a one-sided t-test of the seeds' values against its
+threshold.
 
 This module drives no notebook and imports no part of the library.
 
@@ -23,7 +27,7 @@ import math
 import numbers
 import statistics
 
-__all__ = ["MAJORITY", "aggregate_claims", "majority_verdict", "seeds_ran", "seed_runs"]
+__all__ = ["MAJORITY", "POOLED_LEVEL", "aggregate_claims", "majority_verdict", "seeds_ran", "seed_runs"]
 
 #: A claim holds across seeds when it holds at least at this fraction of them.
 MAJORITY = 0.8
@@ -89,7 +93,11 @@ def aggregate_claims(runs, seeds, majority=MAJORITY):
         claim), ``held``, ``fraction``, ``values``, ``verdicts`` and
         ``holds`` (one per seed, None where the claim was not recorded),
         ``median``, ``min``, ``max`` and ``sd`` (numeric values only) and
-        ``identical`` (the value was the same at every seed).
+        ``identical`` (the value was the same at every seed). A claim pooled
+        over the seeds (``pool="mean"``) takes as ``value`` the mean of the
+        values, compared with its threshold for the verdict (``pool="ttest"``:
+        tested against it), and its ``seeds`` say ``pooled``, ``mean`` and
+        ``p`` (the test's p-value, or None).
     """
     if len(runs) != len(seeds):
         raise ValueError(f"runs and seeds differ in length ({len(runs)} and {len(seeds)}).")
@@ -120,6 +128,11 @@ def aggregate_claims(runs, seeds, majority=MAJORITY):
             value = first.get("value")
         verdict = majority_verdict(verdicts, held, len(present), majority)
         ran = sum(1 for v in verdicts if v not in ("not runnable offline", "not computable"))
+        pooled = _pooled(present, numeric)
+        if pooled is not None:
+            # a statistical claim: the mean over the seeds pools their splits into one estimate
+            value, holds_pooled, p_pooled = pooled
+            verdict = first.get("held_verdict", "reproduced") if holds_pooled else "not reproduced"
         record.update(
             value=value, verdict=verdict,
             seeds={
@@ -129,7 +142,11 @@ def aggregate_claims(runs, seeds, majority=MAJORITY):
                 "values": values,
                 "verdicts": [None if r is None else r["verdict"] for r in per_seed],
                 "holds": [None if r is None else r.get("holds") for r in per_seed],
-                "median": value if numeric else None,
+                "median": statistics.median(numeric) if numeric else None,
+                # (and what the verdict compares, so that more seeds can be added later)
+                **({"pooled": first.get("pool"), "mean": value, "p": p_pooled, "op": first.get("op"),
+                    "bound": first.get("bound"), "held_verdict": first.get("held_verdict")}
+                   if pooled is not None else {}),
                 "min": min(numeric) if numeric else None,
                 "max": max(numeric) if numeric else None,
                 "sd": statistics.stdev(numeric) if len(numeric) > 1 else None,
@@ -139,6 +156,48 @@ def aggregate_claims(runs, seeds, majority=MAJORITY):
             })
         out.append(record)
     return out
+
+
+_OPS = {"<": lambda a, b: a < b, "<=": lambda a, b: a <= b, ">": lambda a, b: a > b,
+        ">=": lambda a, b: a >= b, "==": lambda a, b: a == b, "!=": lambda a, b: a != b}
+
+
+#: The level of the one-sided test of a claim pooled with ``pool="ttest"``.
+POOLED_LEVEL = 0.05
+
+
+def _pooled(present, numeric):
+    """``(mean, holds, p)`` for a claim pooled over the seeds, or None.
+
+    ``pool="mean"`` compares the mean of the seeds' values with the
+    threshold (``p`` is None). ``pool="ttest"`` tests it: the seeds' values
+    are independent replicates (each seed draws its own data or splits), and
+    the claim holds when a one-sided one-sample t-test of them against the
+    threshold, in the direction of ``op``, is significant at
+    :data:`POOLED_LEVEL`. None unless every seed that ran the check asked for
+    the same pooling and compared its value with a threshold, and at least
+    two measured a number.
+    """
+    ran = [r for r in present if r["verdict"] not in ("not computable", "not runnable offline")]
+    pools = {r.get("pool") for r in ran}
+    if len(numeric) < 2 or len(pools) != 1 or pools == {None}:
+        return None
+    pool = pools.pop()
+    op, bound = ran[0].get("op"), ran[0].get("bound")
+    if op not in _OPS or not _is_number(bound):
+        return None
+    mean = statistics.fmean(numeric)
+    if pool == "mean":
+        return mean, bool(_OPS[op](mean, float(bound))), None
+    if pool == "ttest" and op in ("<", "<=", ">", ">="):
+        from scipy import stats
+
+        if statistics.pstdev(numeric) == 0:  # no spread: the test degenerates to the comparison
+            return mean, bool(_OPS[op](mean, float(bound))), None
+        side = "greater" if op in (">", ">=") else "less"
+        p = float(stats.ttest_1samp(numeric, float(bound), alternative=side).pvalue)
+        return mean, p < POOLED_LEVEL, p
+    return None
 
 
 def seed_runs(record):
@@ -187,6 +246,9 @@ def seed_runs(record):
             # one seed: the record's verdict is that seed's verdict
             verdicts, holds = [claim["verdict"]], [bool(spread.get("held"))]
         base = {key: claim.get(key) for key in _CARRIED}
+        if spread.get("pooled"):
+            base.update(pool=spread["pooled"], op=spread.get("op"), bound=spread.get("bound"),
+                        held_verdict=spread.get("held_verdict"))
         for k, verdict in enumerate(verdicts):
             if verdict is not None:
                 runs[k].append(dict(base, value=values[k], verdict=verdict, holds=holds[k]))
