@@ -420,10 +420,11 @@ def test_paper_extends_a_current_record_by_the_missing_seeds_only(toy, capsys):
     assert parts["seeds"] == whole["seeds"] == [3, 4, 5, 6, 7]
     assert parts["claims"] == whole["claims"] and parts["parameters"] == whole["parameters"]
     assert parts["parameters"]["seed"] == 3
-    # the notebook changed: its record is stale and every seed runs again
+    # the notebook's code changed: its record is stale and every seed runs again
     path = toy / "notebooks" / "toy" / "seeded.ipynb"
     nb = json.loads(path.read_text())
-    nb["cells"].append({"cell_type": "markdown", "metadata": {}, "source": "A new remark."})
+    nb["cells"].append({"cell_type": "code", "metadata": {}, "source": "remark = 1", "outputs": [],
+                        "execution_count": None})
     path.write_text(json.dumps(nb))
     assert cli(toy, "paper", "toy/seeded", "--seeds", "6", "--results", str(step)) == 0
     out = capsys.readouterr().out
