@@ -450,3 +450,53 @@ def test_run_goes_on_after_a_failed_assert_of_the_notebook_and_exits_1(toy, caps
         rows = list(csv.DictReader(fh))
     assert [r["failed asserts"] for r in rows] == ["cell 4: n > 100", ""]
     assert [r["toy.later:holds"] for r in rows] == ["True", "True"]
+
+
+def test_paper_resumes_an_interrupted_run_from_the_seeds_it_finished(toy, capsys):
+    """A run killed after some seeds loses none: the next run keeps each finished seed whose
+    checkpoint matches today's code and gives the record one uninterrupted run gives."""
+    make_toy(toy, "toy/seeded", cells=SEEDED)
+    whole, resumed = toy / "whole", toy / "resumed"
+    assert cli(toy, "paper", "toy/seeded", "--seeds", "3", "--results", str(whole)) == 0
+    runs = toy / "_build" / "paper" / "toy" / "seeded"
+    # the run stopped after seeds 3 and 4: seed 5 left no checkpoint and no record was written
+    (runs / "seed5.run.json").unlink()
+    capsys.readouterr()
+    assert cli(toy, "paper", "toy/seeded", "--seeds", "3", "--results", str(resumed)) == 0
+    out = capsys.readouterr().out
+    assert out.count("(kept from the run of ") == 2 and "toy/seeded seed 5: " in out
+    assert "(kept from the run of" not in next(line for line in out.splitlines() if "seed 5:" in line)
+    a, b = (json.loads((d / "toy" / "seeded.json").read_text()) for d in (whole, resumed))
+    assert a["claims"] == b["claims"] and a["seeds"] == b["seeds"] and a["fingerprint"] == b["fingerprint"]
+    # --force runs every seed again
+    assert cli(toy, "paper", "toy/seeded", "--seeds", "3", "--results", str(resumed), "--force") == 0
+    assert "kept from the run" not in capsys.readouterr().out
+    # a changed code cell makes every checkpoint useless: every seed runs again
+    path = toy / "notebooks" / "toy" / "seeded.ipynb"
+    nb = json.loads(path.read_text())
+    nb["cells"].append({"cell_type": "code", "metadata": {}, "source": "remark = 1", "outputs": [],
+                        "execution_count": None})
+    path.write_text(json.dumps(nb))
+    (resumed / "toy" / "seeded.json").unlink()
+    assert cli(toy, "paper", "toy/seeded", "--seeds", "3", "--results", str(resumed)) == 0
+    assert "kept from the run" not in capsys.readouterr().out
+
+
+def test_paper_records_nothing_when_code_changes_between_seeds(toy, capsys):
+    """Seeds that ran different code make no record; the next run keeps those that ran today's code."""
+    edit = ("code", "import nbformat\n"
+                    'nb = nbformat.read("mixed.ipynb", 4)\n'
+                    "if seed == 4 and len(nb.cells) == 4:\n"
+                    '    nb.cells.append(nbformat.v4.new_code_cell("edited = True"))\n'
+                    '    nbformat.write(nb, "mixed.ipynb")')
+    make_toy(toy, "toy/mixed", cells=SEEDED + [edit])
+    results = toy / "results"
+    assert cli(toy, "paper", "toy/mixed", "--seeds", "3", "--jobs", "1", "--results", str(results)) == 2
+    out = capsys.readouterr().out
+    assert "toy/mixed: NOT RECORDED: its code changed while it ran; seed(s) 3, 4 ran other code" in out
+    assert records.read_paper_result(results, "toy/mixed") is None
+    assert cli(toy, "paper", "toy/mixed", "--seeds", "3", "--jobs", "1", "--results", str(results)) == 0
+    out = capsys.readouterr().out
+    assert out.count("(kept from the run of ") == 1 and "toy/mixed seed 5: " in out
+    record = records.read_paper_result(results, "toy/mixed")
+    assert not records.is_stale(record, toy / "notebooks" / "toy" / "mixed.ipynb", "toy/mixed")

@@ -6,11 +6,17 @@ missing seeds only), then runs it (:func:`run_paper`: one unit per notebook
 and seed, the longest first, several at once) and writes each notebook's
 record (:mod:`lupikit._book.records`) as soon as its seeds are done.
 
+A run that stops part-way (the machine goes down, the run is killed) loses
+no finished seed: each executed notebook is kept with a checkpoint of the
+code it ran (its fingerprints), and the next run takes a seed whose
+checkpoint matches today's code instead of running it again.
+
 Both report progress through ``log``, a function of one line of text.
 This module imports no part of the library.
 """
 
 import hashlib
+import json
 import os
 import time
 from concurrent.futures import ThreadPoolExecutor, as_completed
@@ -124,19 +130,48 @@ def fit_cache(build):
     return Path(build) / "memory" / hashlib.sha256(key.encode()).hexdigest()[:16]
 
 
-def _record(task, done, start, results_dir, root, log):
+def _checkpoint(target):
+    """The checkpoint beside an executed notebook: the code it ran, its parameters, time and provenance."""
+    return Path(target).with_suffix(".run.json")
+
+
+def _kept(target, fingerprint, parameters):
+    """The checkpoint of ``target`` if it ran today's code with these parameters, else None."""
+    path = _checkpoint(target)
+    if not (path.is_file() and Path(target).is_file()):
+        return None
+    try:
+        kept = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if kept.get("fingerprint") != fingerprint or kept.get("parameters") != parameters:
+        return None
+    return kept
+
+
+def _record(task, done, results_dir, root, log):
     """Write the record of a notebook whose seeds are all done; log its line. Whether it failed."""
-    errors = [(s, e) for s, (_, _, e) in sorted(done.items()) if e]
+    errors = [(s, e) for s, (_, _, e, _) in sorted(done.items()) if e]
     if errors:
         log(f"  {task.short}: FAILED at seed(s) {', '.join(str(s) for s, _ in errors)}: "
             f"{errors[0][1].splitlines()[0]}")
         return True
     targets = [done[s][0] for s in task.seeds]
     times = [done[s][1] for s in task.seeds]
+    runs = [done[s][3] for s in task.seeds]
+    # every seed must have run the same code: an edit between two seeds leaves no record
+    # (the next run keeps the seeds that ran today's code and runs the others again)
+    if any(r["fingerprint"] != runs[0]["fingerprint"] for r in runs):
+        now_fp = fingerprints(task.path, task.short)
+        other = [s for s, r in zip(task.seeds, runs) if r["fingerprint"] != now_fp]
+        log(f"  {task.short}: NOT RECORDED: its code changed while it ran; seed(s) "
+            f"{', '.join(map(str, other))} ran other code (run lupikit paper again to run them again)")
+        return True
+    first = min(runs, key=lambda r: r["executed_at"])
     # the parameters cell's values, overridden by those the first run used after its preset
     params = {"preset": "paper", **executed_parameters(targets[0]), **read_run_parameters(targets[0])}
-    record = paper_record(task.path, task.short, targets, params, times, start["executed_at"],
-                          fingerprint=start["fingerprint"], prov=start["prov"], seeds=task.seeds,
+    record = paper_record(task.path, task.short, targets, params, times, first["executed_at"],
+                          fingerprint=runs[0]["fingerprint"], prov=first["prov"], seeds=task.seeds,
                           earlier=task.earlier)
     written = write_paper_result(results_dir, record)
     counts = {}
@@ -148,7 +183,7 @@ def _record(task, done, start, results_dir, root, log):
     return False
 
 
-def run_paper(tasks, paths, results_dir, *, n_seeds, jobs=2, kernel="python3", log=print):
+def run_paper(tasks, paths, results_dir, *, n_seeds, jobs=2, kernel="python3", reuse=True, log=print):
     """Run the planned notebooks at the paper preset and write their records.
 
     ``paths`` is the checkout's :class:`~lupikit._book.paths.BookPaths`: the
@@ -156,6 +191,12 @@ def run_paper(tasks, paths, results_dir, *, n_seeds, jobs=2, kernel="python3", l
     :data:`MEMORY_ENV` a folder where they may cache fits that another
     notebook makes alike (:func:`fit_cache`). The kernels' environment
     must be prepared (:func:`lupikit._book.harness.prepare_kernels`).
+
+    Each seed's record is the code as it was when that seed started: an edit
+    made while a long run goes on leaves its record stale, not current. With
+    ``reuse``, a seed whose executed notebook an earlier, interrupted run left
+    with a checkpoint of today's code and the same parameters is taken from it,
+    not run again.
 
     Returns
     -------
@@ -171,16 +212,24 @@ def run_paper(tasks, paths, results_dir, *, n_seeds, jobs=2, kernel="python3", l
     # recorded time), so that the slots finish together
     units = sorted(((task, seed) for task in tasks for seed in task.seeds), key=lambda u: -u[0].last_seconds)
     t0 = time.perf_counter()
-    # what a record will say it ran: the code and commit as they are at the start
-    starts = {task.short: dict(executed_at=now(), fingerprint=fingerprints(task.path, task.short),
-                               prov=provenance()) for task in tasks}
 
     def one(unit):
         task, seed = unit
-        name = f"{task.short}.ipynb" if n_seeds == 1 else f"{task.short}/seed{seed}.ipynb"
+        target = runs / (f"{task.short}.ipynb" if n_seeds == 1 else f"{task.short}/seed{seed}.ipynb")
         parameters = {"preset": "paper"} if n_seeds == 1 else {"preset": "paper", "seed": seed}
-        seconds, error = execute(task.path, runs / name, parameters, kernel=kernel)
-        return task, seed, runs / name, seconds, error
+        # what the record will say this seed ran: the code and commit as they are at its start
+        start = dict(fingerprint=fingerprints(task.path, task.short), parameters=parameters,
+                     executed_at=now(), prov=provenance())
+        kept = _kept(target, start["fingerprint"], parameters) if reuse else None
+        if kept is not None:
+            return task, seed, target, float(kept["seconds"]), None, kept, True
+        _checkpoint(target).unlink(missing_ok=True)
+        seconds, error = execute(task.path, target, parameters, kernel=kernel)
+        start["seconds"] = seconds
+        # a seed whose code changed while it ran is no checkpoint for a later run
+        if error is None and fingerprints(task.path, task.short) == start["fingerprint"]:
+            _checkpoint(target).write_text(json.dumps(start, indent=1) + "\n", encoding="utf-8")
+        return task, seed, target, seconds, error, start, False
 
     done = {task.short: {} for task in tasks}
     failed, busy = [], 0.0
@@ -188,13 +237,15 @@ def run_paper(tasks, paths, results_dir, *, n_seeds, jobs=2, kernel="python3", l
         # record each notebook as soon as its seeds are done: a long one holds up no other
         futures = [pool.submit(one, unit) for unit in units]
         for future in as_completed(futures):
-            task, seed, target, seconds, error = future.result()
-            busy += seconds
-            if n_seeds > 1:
-                log(f"    {task.short} seed {seed}: {seconds:.1f} s; {claims_line(target)}"
+            task, seed, target, seconds, error, run, reused = future.result()
+            busy += 0.0 if reused else seconds
+            if n_seeds > 1 or reused:
+                log(f"    {task.short} seed {seed}: {seconds:.1f} s"
+                    + (f" (kept from the run of {run['executed_at']}: same code)" if reused else "")
+                    + f"; {claims_line(target)}"
                     + (f"; FAILED: {error.splitlines()[0]}" if error else ""))
-            done[task.short][seed] = (target, seconds, error)
+            done[task.short][seed] = (target, seconds, error, run)
             if len(done[task.short]) == len(task.seeds):
-                if _record(task, done[task.short], starts[task.short], results_dir, paths.root, log):
+                if _record(task, done[task.short], results_dir, paths.root, log):
                     failed.append(task.short)
     return {"wall": time.perf_counter() - t0, "busy": busy, "failed": failed, "runs": runs}

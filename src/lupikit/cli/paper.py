@@ -29,7 +29,7 @@ def cmd_paper(args):
     print(f"running {len(tasks)} notebook(s) at --preset paper with {args.seeds} seed(s) each, "
           f"{args.jobs} at once" + (f", joblib loops on {args.scheduler}" if client else ""), flush=True)
     summary = run_paper(tasks, paths, results_dir, n_seeds=args.seeds, jobs=args.jobs, kernel=args.kernel,
-                        log=_log)
+                        reuse=not args.force, log=_log)
     print(f"paper-scale run: {summary['wall']:.1f} s wall time for {len(tasks)} notebook(s) "
           f"({summary['busy']:.1f} s of notebook time, {args.jobs} at once); executed notebooks in "
           f"{summary['runs']}")
@@ -42,10 +42,13 @@ def add_paper_parser(sub):
     p_paper = sub.add_parser("paper", help="run the notebooks at --preset paper, record results/paper/")
     p_paper.add_argument("notebooks", nargs="*", help="short names (default: every notebook)")
     p_paper.add_argument("--jobs", type=int, default=2, help="notebooks at once (default 2)")
-    p_paper.add_argument("--force", action="store_true", help="run up-to-date notebooks again")
+    p_paper.add_argument("--force", action="store_true", help="run up-to-date notebooks again, and every seed (a run that stopped "
+                              "part-way otherwise keeps the seeds it finished on unchanged code)")
     p_paper.add_argument("--seeds", type=int, default=1,
                          help="runs per notebook, at the seeds seed, seed+1, ...: a claim keeps its verdict "
-                              "where it holds at 4 of 5 of them (default 1)")
+                              "where it holds at 4 of 5 of them, or, if pooled, where the mean of its "
+                              "values (pool='mean') or a t-test over them (pool='ttest') says so "
+                              "(default 1)")
     p_paper.add_argument("--results", help="results folder (default: results/paper next to notebooks/)")
     add_execution_options(p_paper, "Dask scheduler address for the notebooks' joblib loops")
     p_paper.set_defaults(func=cmd_paper)
