@@ -27,6 +27,8 @@ import math
 import numbers
 import statistics
 
+from ..claims import _OPS  # the comparisons a claim may state, as the claim was checked
+
 __all__ = ["MAJORITY", "POOLED_LEVEL", "aggregate_claims", "majority_verdict", "seeds_ran", "seed_runs"]
 
 #: A claim holds across seeds when it holds at least at this fraction of them.
@@ -156,10 +158,6 @@ def aggregate_claims(runs, seeds, majority=MAJORITY):
             })
         out.append(record)
     return out
-
-
-_OPS = {"<": lambda a, b: a < b, "<=": lambda a, b: a <= b, ">": lambda a, b: a > b,
-        ">=": lambda a, b: a >= b, "==": lambda a, b: a == b, "!=": lambda a, b: a != b}
 
 
 #: The level of the one-sided test of a claim pooled with ``pool="ttest"``.
