@@ -882,3 +882,69 @@ def test_seeds_and_why_cells_say_nothing_a_run_did_not_measure():
     ok = claim("c", "reproduced", why="what a failure would mean")
     assert scorecard.why_text(ok, ok["why"]) == ""
     assert scorecard.why_text(claim("d", "not reproduced"), None) == "no reason recorded"
+
+
+def _documented_attributes(cls):
+    """The names a class's numpydoc ``Attributes`` section lists (one entry per name)."""
+    import inspect
+
+    doc = inspect.getdoc(cls) or ""
+    section = re.search(r"\nAttributes\n-+\n(.*?)(?:\n\n[A-Z][A-Za-z ]+\n-+\n|\Z)", doc, re.S)
+    if section is None:
+        return []
+    return [line.split(" : ")[0].strip() for line in section.group(1).splitlines()
+            if line and not line.startswith(" ") and re.match(r"^[A-Za-z_][\w, ]*( : |$)", line)]
+
+
+def public_estimators():
+    import importlib
+
+    from sklearn.base import BaseEstimator
+
+    found = {}
+    for part in ("boosting", "twinsvm", "relevance", "oblivious"):
+        mod = importlib.import_module(f"lupikit.{part}")
+        for name in getattr(mod, "__all__", []):
+            obj = getattr(mod, name)
+            if isinstance(obj, type) and issubclass(obj, BaseEstimator):
+                found[f"lupikit.{part}.{name}"] = obj
+    return found
+
+
+def test_every_public_estimator_documents_its_attributes_one_by_one():
+    """numpydoc lists each fitted attribute under its own name, with a description (fast: the docstrings)."""
+    estimators = public_estimators()
+    assert len(estimators) >= 15
+    combined, empty = [], []
+    for path, cls in estimators.items():
+        names = _documented_attributes(cls)
+        combined += [f"{path}: {n}" for n in names if "," in n]
+        doc = inspect_doc(cls)
+        empty += [f"{path}: {n}" for n in names if re.search(rf"\n{re.escape(n)}( : [^\n]*)?\n(?! )", doc + "\n")]
+    assert not combined, f"one entry per attribute: {combined}"
+    assert not empty, f"attributes without a description: {empty}"
+    no_example = [path for path, cls in estimators.items() if "\nExamples\n--------" not in inspect_doc(cls)]
+    assert not no_example, f"estimators without an Examples section: {no_example}"
+
+
+def inspect_doc(cls):
+    import inspect
+
+    return "\n" + (inspect.getdoc(cls) or "")
+
+
+@book
+def test_the_api_page_names_every_fitted_attribute_exactly(built_book):
+    """Every public estimator's documented attributes appear on the API page under their exact names."""
+    import html as html_lib
+
+    page = (built_book / "book" / "api.html").read_text(encoding="utf-8")
+    names = set()
+    for block in re.findall(r'<dt class="field-(?:odd|even)">Variables<span.*?</dd>', page, re.S):
+        for item in re.findall(r"<li>(.*?)</li>", block, re.S) or [block]:
+            text = html_lib.unescape(re.sub(r"<[^>]+>", "", item)).strip()
+            names.add(text.split()[0] if text else "")
+    missing = [f"{path}.{n}" for path, cls in public_estimators().items()
+               for n in _documented_attributes(cls) if n not in names]
+    assert not missing, f"attributes missing or misnamed on the API page: {missing[:20]}"
+    assert "pip install" in page and "Quick start" in page
