@@ -948,3 +948,37 @@ def test_the_api_page_names_every_fitted_attribute_exactly(built_book):
                for n in _documented_attributes(cls) if n not in names]
     assert not missing, f"attributes missing or misnamed on the API page: {missing[:20]}"
     assert "pip install" in page and "Quick start" in page
+
+
+def _markdown_sources():
+    """(name, text) of every Markdown page of the book and every Markdown cell of the notebooks."""
+    for path in sorted((ROOT / "book").rglob("*.md")):
+        if "_generated" not in path.parts:
+            yield str(path.relative_to(ROOT)), path.read_text(encoding="utf-8")
+    for path in sorted((ROOT / "notebooks").rglob("*.ipynb")):
+        cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
+        for i, cell in enumerate(cells):
+            if cell["cell_type"] == "markdown":
+                yield f"{path.relative_to(ROOT)} (cell {i})", "".join(cell["source"])
+
+
+def _lines_read_as_lists_inside_math(text):
+    """Lines inside an inline ``$...$`` that Markdown reads as a list item ("+ x", "- x", "1. x")."""
+    text = re.sub(r"```(?!\{prf|\{math).*?```", lambda m: "\n" * m.group(0).count("\n"), text, flags=re.S)
+    text = re.sub(r"\$\$.*?\$\$", lambda m: "\n" * m.group(0).count("\n"), text, flags=re.S)
+    found = []
+    for paragraph in re.split(r"\n\s*\n", text):
+        inside = False
+        for line in paragraph.split("\n"):
+            if inside and re.match(r"^\s*([-+*]|\d+[.)])\s", line):
+                found.append(line.strip())
+            inside ^= len(re.findall(r"(?<!\\)\$", line)) % 2 == 1
+    return found
+
+
+def test_no_line_of_inline_math_is_read_as_a_list_item():
+    """A line of a ``$...$`` span that starts with "+" or "-" becomes a bullet: break it into display math."""
+    assert _lines_read_as_lists_inside_math("$a\n+ b$ and $c$") == ["+ b$ and $c$"]
+    assert _lines_read_as_lists_inside_math("$$\na\n+ b\n$$\n\n- item $x$") == []
+    bad = [(name, line[:80]) for name, text in _markdown_sources() for line in _lines_read_as_lists_inside_math(text)]
+    assert not bad, bad
