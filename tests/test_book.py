@@ -982,3 +982,44 @@ def test_no_line_of_inline_math_is_read_as_a_list_item():
     assert _lines_read_as_lists_inside_math("$$\na\n+ b\n$$\n\n- item $x$") == []
     bad = [(name, line[:80]) for name, text in _markdown_sources() for line in _lines_read_as_lists_inside_math(text)]
     assert not bad, bad
+
+
+#: Phrases about the project's own history, which a reader has no use for.
+HISTORY_PHRASES = re.compile(r"\b(earlier versions? of|previous version|now ha(?:s|ve) (?:a )?verdicts?|"
+                             r"no longer (?:run|recorded)|the old `|used before|\(issue \d+)", re.I)
+#: An absolute path of the machine that built the book (outside code examples).
+MACHINE_PATH = re.compile(r"(?<![\w.:/~])/(?:work|home|tmp|Users|root|mnt|var|opt)/[\w.-]+")
+
+
+def _reader_text(page):
+    """The text a reader sees on a built page, without scripts, styles and code blocks."""
+    import html as html_lib
+
+    text = page.read_text(encoding="utf-8", errors="replace")
+    text = re.sub(r"<(script|style|pre)\b.*?</\1>", " ", text, flags=re.S)
+    return html_lib.unescape(re.sub(r"<[^>]+>", " ", text))
+
+
+def _build_traces(html_root):
+    found = []
+    for page in sorted(html_root.rglob("*.html")):
+        rel = page.relative_to(html_root)
+        if rel.parts[0] in ("_modules", "_static", "_sources"):
+            continue
+        text = _reader_text(page)
+        for m in [*HISTORY_PHRASES.finditer(text), *MACHINE_PATH.finditer(text)]:
+            found.append(f"{rel}: …{text[max(0, m.start() - 50):m.end() + 30]}…".replace("\n", " "))
+    return found
+
+
+def test_the_trace_detector_finds_history_and_paths(tmp_path):
+    (tmp_path / "a.html").write_text("<p>An earlier version of this page ran it; data in <code>/work/x/data</code>.</p>"
+                                     "<pre>lupikit run --out /tmp/runs</pre>")
+    found = _build_traces(tmp_path)
+    assert len(found) == 2 and "/tmp/runs" not in " ".join(found)
+
+
+@book
+def test_no_page_speaks_of_the_projects_history_or_the_build_machine(built_book):
+    traces = _build_traces(built_book)
+    assert not traces, "\n".join(traces[:30])
