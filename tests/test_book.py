@@ -346,8 +346,20 @@ def test_the_student_edition_holds_no_solution_text(student_edition, tmp_path):
     files = sorted(student.rglob("*.ipynb")) + sorted((student / "book").rglob("*.html")) + [pdf_text]
     assert len(files) > 40
     assert find_leaks(texts, files) == []
-    shown = find_leaks(texts, sorted(HTML.rglob("*.html")))
-    assert len({t for _, t in shown}) >= len(texts) // 2
+    # the public book shows the solutions (in dropdowns) but not the hidden tests, which grade a class
+    hidden = set()
+    for nb_path in sorted(instructor.rglob("*.ipynb")):
+        for cell in json.loads(nb_path.read_text(encoding="utf-8"))["cells"]:
+            for region in re.findall(r"### BEGIN HIDDEN TESTS\n(.*?)### END HIDDEN TESTS", "".join(cell["source"]),
+                                     re.S):
+                hidden.update(line.strip() for line in region.splitlines())
+    hidden_texts = [t for t in texts if t in hidden]
+    solutions = [t for t in texts if t not in hidden]
+    assert len(hidden_texts) >= 10, len(hidden_texts)
+    public_pages = sorted(HTML.rglob("*.html"))
+    assert find_leaks(hidden_texts, public_pages) == []
+    shown = find_leaks(solutions, public_pages)
+    assert len({t for _, t in shown}) >= len(solutions) // 2
     # the exercises are in the student book, as stubs; the written exercises without solutions
     page = (student / "book" / "notebooks" / "boosting" / "exercises.html").read_text(encoding="utf-8")
     assert "NotImplementedError" in page
