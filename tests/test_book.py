@@ -1035,3 +1035,39 @@ def test_the_trace_detector_finds_history_and_paths(tmp_path):
 def test_no_page_speaks_of_the_projects_history_or_the_build_machine(built_book):
     traces = _build_traces(built_book)
     assert not traces, "\n".join(traces[:30])
+
+
+def test_every_notebook_figure_has_a_caption_a_name_and_an_alt_text():
+    """Figures a reader can cite (fast: the cells' metadata, read by myst-nb)."""
+    missing = []
+    for path in sorted((ROOT / "notebooks").rglob("*.ipynb")):
+        for i, cell in enumerate(json.loads(path.read_text(encoding="utf-8"))["cells"]):
+            if cell["cell_type"] != "code":
+                continue
+            source = "".join(cell["source"])
+            if not re.search(r"plt\.subplots|plt\.figure\(|\.plot\.bar\(|plt\.show\(\)", source):
+                continue
+            meta = cell.get("metadata", {}).get("mystnb", {})
+            caption = meta.get("figure", {}).get("caption", "")
+            alt = meta.get("image", {}).get("alt", "")
+            if not caption or not meta.get("figure", {}).get("name") or not alt or re.search(r"[/\\]\w+\.png", alt):
+                missing.append(f"{path.relative_to(ROOT)} cell {i}")
+    assert not missing, missing
+
+
+@book
+def test_every_figure_on_the_built_pages_has_a_caption_and_a_described_image(built_book):
+    bare = []
+    for page in sorted((built_book / "notebooks").rglob("*.html")):
+        text = page.read_text(encoding="utf-8")
+        for img in re.findall(r"<img [^>]*>", text):
+            if "_images/" not in img:
+                continue
+            alt = re.search(r'alt="([^"]*)"', img)
+            if alt is None or not alt.group(1).strip() or re.search(r"\.(png|svg|jpg)\b", alt.group(1)):
+                bare.append(f"{page.relative_to(built_book)}: {img[:120]}")
+        n_images = len(re.findall(r'<img [^>]*src="[^"]*_images/', text))
+        n_captions = len(re.findall(r'<figcaption', text))
+        if n_images > n_captions:
+            bare.append(f"{page.relative_to(built_book)}: {n_images} images, {n_captions} captions")
+    assert not bare, "\n".join(bare[:30])
