@@ -346,8 +346,20 @@ def test_the_student_edition_holds_no_solution_text(student_edition, tmp_path):
     files = sorted(student.rglob("*.ipynb")) + sorted((student / "book").rglob("*.html")) + [pdf_text]
     assert len(files) > 40
     assert find_leaks(texts, files) == []
-    shown = find_leaks(texts, sorted(HTML.rglob("*.html")))
-    assert len({t for _, t in shown}) >= len(texts) // 2
+    # the public book shows the solutions (in dropdowns) but not the hidden tests, which grade a class
+    hidden = set()
+    for nb_path in sorted(instructor.rglob("*.ipynb")):
+        for cell in json.loads(nb_path.read_text(encoding="utf-8"))["cells"]:
+            for region in re.findall(r"### BEGIN HIDDEN TESTS\n(.*?)### END HIDDEN TESTS", "".join(cell["source"]),
+                                     re.S):
+                hidden.update(line.strip() for line in region.splitlines())
+    hidden_texts = [t for t in texts if t in hidden]
+    solutions = [t for t in texts if t not in hidden]
+    assert len(hidden_texts) >= 10, len(hidden_texts)
+    public_pages = sorted(HTML.rglob("*.html"))
+    assert find_leaks(hidden_texts, public_pages) == []
+    shown = find_leaks(solutions, public_pages)
+    assert len({t for _, t in shown}) >= len(solutions) // 2
     # the exercises are in the student book, as stubs; the written exercises without solutions
     page = (student / "book" / "notebooks" / "boosting" / "exercises.html").read_text(encoding="utf-8")
     assert "NotImplementedError" in page
@@ -882,3 +894,180 @@ def test_seeds_and_why_cells_say_nothing_a_run_did_not_measure():
     ok = claim("c", "reproduced", why="what a failure would mean")
     assert scorecard.why_text(ok, ok["why"]) == ""
     assert scorecard.why_text(claim("d", "not reproduced"), None) == "no reason recorded"
+
+
+def _documented_attributes(cls):
+    """The names a class's numpydoc ``Attributes`` section lists (one entry per name)."""
+    import inspect
+
+    doc = inspect.getdoc(cls) or ""
+    section = re.search(r"\nAttributes\n-+\n(.*?)(?:\n\n[A-Z][A-Za-z ]+\n-+\n|\Z)", doc, re.S)
+    if section is None:
+        return []
+    return [line.split(" : ")[0].strip() for line in section.group(1).splitlines()
+            if line and not line.startswith(" ") and re.match(r"^[A-Za-z_][\w, ]*( : |$)", line)]
+
+
+def public_estimators():
+    import importlib
+
+    from sklearn.base import BaseEstimator
+
+    found = {}
+    for part in ("boosting", "twinsvm", "relevance", "oblivious"):
+        mod = importlib.import_module(f"lupikit.{part}")
+        for name in getattr(mod, "__all__", []):
+            obj = getattr(mod, name)
+            if isinstance(obj, type) and issubclass(obj, BaseEstimator):
+                found[f"lupikit.{part}.{name}"] = obj
+    return found
+
+
+def test_every_public_estimator_documents_its_attributes_one_by_one():
+    """numpydoc lists each fitted attribute under its own name, with a description (fast: the docstrings)."""
+    estimators = public_estimators()
+    assert len(estimators) >= 15
+    combined, empty = [], []
+    for path, cls in estimators.items():
+        names = _documented_attributes(cls)
+        combined += [f"{path}: {n}" for n in names if "," in n]
+        doc = inspect_doc(cls)
+        empty += [f"{path}: {n}" for n in names if re.search(rf"\n{re.escape(n)}( : [^\n]*)?\n(?! )", doc + "\n")]
+    assert not combined, f"one entry per attribute: {combined}"
+    assert not empty, f"attributes without a description: {empty}"
+    no_example = [path for path, cls in estimators.items() if "\nExamples\n--------" not in inspect_doc(cls)]
+    assert not no_example, f"estimators without an Examples section: {no_example}"
+
+
+def inspect_doc(cls):
+    import inspect
+
+    return "\n" + (inspect.getdoc(cls) or "")
+
+
+@book
+def test_the_api_page_names_every_fitted_attribute_exactly(built_book):
+    """Every public estimator's documented attributes appear on the API page under their exact names."""
+    import html as html_lib
+
+    page = (built_book / "book" / "api.html").read_text(encoding="utf-8")
+    names = set()
+    for block in re.findall(r'<dt class="field-(?:odd|even)">Variables<span.*?</dd>', page, re.S):
+        for item in re.findall(r"<li>(.*?)</li>", block, re.S) or [block]:
+            text = html_lib.unescape(re.sub(r"<[^>]+>", "", item)).strip()
+            names.add(text.split()[0] if text else "")
+    missing = [f"{path}.{n}" for path, cls in public_estimators().items()
+               for n in _documented_attributes(cls) if n not in names]
+    assert not missing, f"attributes missing or misnamed on the API page: {missing[:20]}"
+    assert "pip install" in page and "Quick start" in page
+
+
+def _markdown_sources():
+    """(name, text) of every Markdown page of the book and every Markdown cell of the notebooks."""
+    for path in sorted((ROOT / "book").rglob("*.md")):
+        if "_generated" not in path.parts:
+            yield str(path.relative_to(ROOT)), path.read_text(encoding="utf-8")
+    for path in sorted((ROOT / "notebooks").rglob("*.ipynb")):
+        cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
+        for i, cell in enumerate(cells):
+            if cell["cell_type"] == "markdown":
+                yield f"{path.relative_to(ROOT)} (cell {i})", "".join(cell["source"])
+
+
+def _lines_read_as_lists_inside_math(text):
+    """Lines inside an inline ``$...$`` that Markdown reads as a list item ("+ x", "- x", "1. x")."""
+    text = re.sub(r"```(?!\{prf|\{math).*?```", lambda m: "\n" * m.group(0).count("\n"), text, flags=re.S)
+    text = re.sub(r"\$\$.*?\$\$", lambda m: "\n" * m.group(0).count("\n"), text, flags=re.S)
+    found = []
+    for paragraph in re.split(r"\n\s*\n", text):
+        inside = False
+        for line in paragraph.split("\n"):
+            if inside and re.match(r"^\s*([-+*]|\d+[.)])\s", line):
+                found.append(line.strip())
+            inside ^= len(re.findall(r"(?<!\\)\$", line)) % 2 == 1
+    return found
+
+
+def test_no_line_of_inline_math_is_read_as_a_list_item():
+    """A line of a ``$...$`` span that starts with "+" or "-" becomes a bullet: break it into display math."""
+    assert _lines_read_as_lists_inside_math("$a\n+ b$ and $c$") == ["+ b$ and $c$"]
+    assert _lines_read_as_lists_inside_math("$$\na\n+ b\n$$\n\n- item $x$") == []
+    bad = [(name, line[:80]) for name, text in _markdown_sources() for line in _lines_read_as_lists_inside_math(text)]
+    assert not bad, bad
+
+
+#: Phrases about the project's own history, which a reader has no use for.
+HISTORY_PHRASES = re.compile(r"\b(earlier versions? of|previous version|now ha(?:s|ve) (?:a )?verdicts?|"
+                             r"no longer (?:run|recorded)|the old `|used before|\(issue \d+)", re.I)
+#: An absolute path of the machine that built the book (outside code examples).
+MACHINE_PATH = re.compile(r"(?<![\w.:/~])/(?:work|home|tmp|Users|root|mnt|var|opt)/[\w.-]+")
+
+
+def _reader_text(page):
+    """The text a reader sees on a built page, without scripts, styles and code blocks."""
+    import html as html_lib
+
+    text = page.read_text(encoding="utf-8", errors="replace")
+    text = re.sub(r"<(script|style|pre)\b.*?</\1>", " ", text, flags=re.S)
+    return html_lib.unescape(re.sub(r"<[^>]+>", " ", text))
+
+
+def _build_traces(html_root):
+    found = []
+    for page in sorted(html_root.rglob("*.html")):
+        rel = page.relative_to(html_root)
+        if rel.parts[0] in ("_modules", "_static", "_sources"):
+            continue
+        text = _reader_text(page)
+        for m in [*HISTORY_PHRASES.finditer(text), *MACHINE_PATH.finditer(text)]:
+            found.append(f"{rel}: …{text[max(0, m.start() - 50):m.end() + 30]}…".replace("\n", " "))
+    return found
+
+
+def test_the_trace_detector_finds_history_and_paths(tmp_path):
+    (tmp_path / "a.html").write_text("<p>An earlier version of this page ran it; data in <code>/work/x/data</code>.</p>"
+                                     "<pre>lupikit run --out /tmp/runs</pre>")
+    found = _build_traces(tmp_path)
+    assert len(found) == 2 and "/tmp/runs" not in " ".join(found)
+
+
+@book
+def test_no_page_speaks_of_the_projects_history_or_the_build_machine(built_book):
+    traces = _build_traces(built_book)
+    assert not traces, "\n".join(traces[:30])
+
+
+def test_every_notebook_figure_has_a_caption_a_name_and_an_alt_text():
+    """Figures a reader can cite (fast: the cells' metadata, read by myst-nb)."""
+    missing = []
+    for path in sorted((ROOT / "notebooks").rglob("*.ipynb")):
+        for i, cell in enumerate(json.loads(path.read_text(encoding="utf-8"))["cells"]):
+            if cell["cell_type"] != "code":
+                continue
+            source = "".join(cell["source"])
+            if not re.search(r"plt\.subplots|plt\.figure\(|\.plot\.bar\(|plt\.show\(\)", source):
+                continue
+            meta = cell.get("metadata", {}).get("mystnb", {})
+            caption = meta.get("figure", {}).get("caption", "")
+            alt = meta.get("image", {}).get("alt", "")
+            if not caption or not meta.get("figure", {}).get("name") or not alt or re.search(r"[/\\]\w+\.png", alt):
+                missing.append(f"{path.relative_to(ROOT)} cell {i}")
+    assert not missing, missing
+
+
+@book
+def test_every_figure_on_the_built_pages_has_a_caption_and_a_described_image(built_book):
+    bare = []
+    for page in sorted((built_book / "notebooks").rglob("*.html")):
+        text = page.read_text(encoding="utf-8")
+        for img in re.findall(r"<img [^>]*>", text):
+            if "_images/" not in img:
+                continue
+            alt = re.search(r'alt="([^"]*)"', img)
+            if alt is None or not alt.group(1).strip() or re.search(r"\.(png|svg|jpg)\b", alt.group(1)):
+                bare.append(f"{page.relative_to(built_book)}: {img[:120]}")
+        n_images = len(re.findall(r'<img [^>]*src="[^"]*_images/', text))
+        n_captions = len(re.findall(r'<figcaption', text))
+        if n_images > n_captions:
+            bare.append(f"{page.relative_to(built_book)}: {n_images} images, {n_captions} captions")
+    assert not bare, "\n".join(bare[:30])

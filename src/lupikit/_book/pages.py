@@ -16,14 +16,13 @@ the teaching page :mod:`lupikit.classroom`; no part of the library is imported.
 """
 
 import json
-import os
 import re
 
 import nbformat
 
 from ..claims import read_claims
 from ..classroom import read_questions, written_exercises
-from ..datasets import DATA_ENV, data_table, get_data_home
+from ..datasets import data_table
 from .markdown import table_cell
 from .notebook_source import read_sections
 from .outcomes import unexpected
@@ -202,8 +201,18 @@ def write_data_page(paths, log=print):
     """The Data page's tables, from :func:`lupikit.datasets.data_table` (the loaders' metadata)."""
     rows = data_table()
     part_names = {p: label.removeprefix("Part ") for p, label in PART_LABELS.items() if label.startswith("Part ")}
-    home = os.environ.get(DATA_ENV) or str(get_data_home())
-    lines = [f"Built with the data home `{home}`.", "",
+    # what the build found, said without the build machine's path
+    from_home = [r for r in rows if str(r["source"]).startswith("data home")]
+    found = sum(1 for r in from_home if r["status"] == "ok")
+    if found == len(from_home):
+        summary = f"This edition was built with all {found} data sets that are read from the data home."
+    elif found:
+        summary = (f"This edition was built with {found} of the {len(from_home)} data sets read from the data "
+                   "home; the others are marked below, and what needs them was skipped.")
+    else:
+        summary = ("This edition was built without a data home: the data sets read from it are marked below, "
+                   "and what needs them was skipped.")
+    lines = [summary, "",
              "| data set | part | loader | rows × columns as loaded | the paper's size | source | licence |",
              "| --- | --- | --- | --- | --- | --- | --- |"]
     lacking, details = [], []

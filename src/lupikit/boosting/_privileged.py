@@ -184,8 +184,11 @@ class PrivilegedBoostingClassifier(_BaseGradientBoosting):
     Attributes
     ----------
     classes_ : ndarray of shape (n_classes,)
+        Class labels.
     n_classes_ : int
+        Number of classes.
     n_features_in_ : int
+        Number of features seen in :meth:`fit`.
     booster_ : xgboost.Booster
         Hist engine: the student's trees (start score excluded).
     privileged_booster_ : xgboost.Booster or None

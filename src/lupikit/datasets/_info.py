@@ -33,6 +33,7 @@ class DatasetInfo:
     source : str
         Where our copy comes from ("vendored: ..." or "data home: ...").
     licence : str
+        The licence under which the data may be used and shared.
     preprocessing : str
         Every step between the source file and what the loader returns.
     kwargs : dict

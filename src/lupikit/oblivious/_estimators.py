@@ -214,12 +214,17 @@ class ObliviousRidge(RegressorMixin, _ObliviousBase):
     kernel_ : ObliviousKernel
         Fitted on the estimation part.
     dual_coef_ : ndarray of shape (n_fit,) or (n_fit, n_targets)
-    X_fit_, S_fit_ : ndarray
-        The fitting part (copies of rows of the training data).
+        Coefficients of the kernel expansion over the fitting part.
+    X_fit_ : ndarray
+        Features of the fitting part (a copy of rows of ``X``).
+    S_fit_ : ndarray
+        Sensitive features of the fitting part (a copy of rows of ``S``).
     n_features_in_ : int
         Number of features of ``X``.
-    estimation_indices_, fit_indices_ : ndarray of int
-        Rows of ``X`` used for estimation and for fitting.
+    estimation_indices_ : ndarray of int
+        Rows of ``X`` used to estimate the conditional means.
+    fit_indices_ : ndarray of int
+        Rows of ``X`` used to fit the ridge regression.
 
     Examples
     --------
@@ -404,10 +409,15 @@ class ObliviousSVC(ClassifierMixin, _ObliviousBase):
     classes_ : ndarray
         Every class of ``y`` (all are in the training part).
     kernel_ : ObliviousKernel
-    X_fit_, S_fit_ : ndarray
-        The training part (copies of rows of the training data).
-    estimation_indices_, fit_indices_ : ndarray of int
-        Rows of ``X`` used for estimation and for training.
+        Fitted on the estimation part.
+    X_fit_ : ndarray
+        Features of the training part (a copy of rows of ``X``).
+    S_fit_ : ndarray
+        Sensitive features of the training part (a copy of rows of ``S``).
+    estimation_indices_ : ndarray of int
+        Rows of ``X`` used to estimate the conditional means.
+    fit_indices_ : ndarray of int
+        Rows of ``X`` used to train the SVC.
     n_features_in_ : int
         Number of features of ``X``.
 

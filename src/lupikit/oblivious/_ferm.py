@@ -126,6 +126,7 @@ class FERM(ClassifierMixin, BaseEstimator):
     dual_coef_ : ndarray of shape (n_samples,)
         :math:`\\theta` with :math:`w = \\sum_i \\theta_i \\varphi(x_i)`.
     intercept_ : float
+        Offset of the decision function.
     fairness_vector_ : ndarray of shape (n_samples,)
         :math:`c` with :math:`u = \\sum_i c_i \\varphi(x_i)`.
     X_fit_ : ndarray of shape (n_samples, n_features)

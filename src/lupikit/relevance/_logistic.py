@@ -69,6 +69,7 @@ class OrdinalElasticNet(ClassifierMixin, BaseEstimator):
     n_iter_ : int
         Iterations that L-BFGS-B used.
     n_features_in_ : int
+        Number of features seen in :meth:`fit`.
 
     See Also
     --------

@@ -159,8 +159,18 @@ class OrdinalLUPIResidualLP(ClassifierMixin, BaseEstimator):
 
     Attributes
     ----------
-    classes_, coef_, thresholds_, coef_privileged_, intercept_privileged_, objective_
-        As for :class:`~lupikit.relevance.OrdinalRegressionLP`.
+    classes_ : numpy.ndarray
+        The ordered labels (int).
+    coef_ : numpy.ndarray
+        The weight vector ``w``, shape ``(n_features,)``.
+    thresholds_ : numpy.ndarray
+        Ordered thresholds, shape ``(n_classes - 1,)``.
+    coef_privileged_ : numpy.ndarray
+        Weights of the two correcting functions, shape ``(n_privileged, 2)``.
+    intercept_privileged_ : numpy.ndarray
+        Offsets of the two correcting functions, shape ``(2,)``.
+    objective_ : float
+        Optimal value of the LP.
     residual_share_ : float
         Share of the total slack paid by the residual (0: all by the correcting functions).
 

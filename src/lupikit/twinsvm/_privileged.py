@@ -47,6 +47,7 @@ class PCAPrivileged(TransformerMixin, BaseEstimator):
     pca_ : PCA
         The fitted PCA.
     scaler_ : StandardScaler or None
+        Scaler fitted on ``X`` before the PCA (None if ``standardize=False``).
 
     Examples
     --------

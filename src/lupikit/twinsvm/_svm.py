@@ -65,9 +65,23 @@ class PinballSVC(BaseLUPIClassifier):
     {_COMMON_PARAMS}
     Attributes
     ----------
-    classes_, models_, dual_problems_, primal_, duality_gap_, kkt_residuals_, fit_time_
-        As in :class:`PinballTwinSVC`, with one dual QP and one plane
-        (``primal_[0]["coef"]`` is ``lam * y``).
+    classes_ : ndarray
+        Class labels.
+    models_ : list
+        One fitted binary model per binary problem, as in :class:`PinballTwinSVC`.
+    dual_problems_ : tuple of DualQP
+        The dual QP (one; ``primal_[0]["coef"]`` is ``lam * y``), as in :class:`PinballTwinSVC`; a list of such tuples with
+        more than two classes.
+    primal_ : list of dict
+        The plane: ``coef``, ``intercept``, ``w_norm``, ``alpha``, ``beta`` and the
+        primal and dual objectives, as in :class:`PinballTwinSVC`.
+    duality_gap_ : float
+        Relative duality gap of the plane.
+    kkt_residuals_ : dict
+        ``stationarity``, ``primal_feasibility``, ``dual_feasibility`` and
+        ``complementary_slackness``, as in :class:`PinballTwinSVC`.
+    fit_time_ : float
+        Seconds spent in the dual solver.
     fallbacks_ : dict
         How many times a fast route of the solvers failed and an exact one
         took over (keys ``"interior_point"``, ``"active_set"``,
@@ -173,9 +187,23 @@ class SVMPlus(BaseLUPIClassifier):
     {_COMMON_PARAMS}
     Attributes
     ----------
-    classes_, models_, dual_problems_, primal_, duality_gap_, kkt_residuals_, fit_time_
-        As in :class:`PinballTwinSVC`, with one dual QP (variables
-        ``(alpha, beta)``) and one plane.
+    classes_ : ndarray
+        Class labels.
+    models_ : list
+        One fitted binary model per binary problem, as in :class:`PinballTwinSVC`.
+    dual_problems_ : tuple of DualQP
+        The dual QP (one, in the variables ``(alpha, beta)``), as in :class:`PinballTwinSVC`; a list of such tuples with
+        more than two classes.
+    primal_ : list of dict
+        The plane: ``coef``, ``intercept``, ``w_norm``, ``alpha``, ``beta`` and the
+        primal and dual objectives, as in :class:`PinballTwinSVC`.
+    duality_gap_ : float
+        Relative duality gap of the plane.
+    kkt_residuals_ : dict
+        ``stationarity``, ``primal_feasibility``, ``dual_feasibility`` and
+        ``complementary_slackness``, as in :class:`PinballTwinSVC`.
+    fit_time_ : float
+        Seconds spent in the dual solver.
     fallbacks_ : dict
         How many times a fast route of the solvers failed and an exact one
         took over (keys ``"interior_point"``, ``"active_set"``,
