@@ -6,7 +6,7 @@ import pytest
 from sklearn.dummy import DummyClassifier
 
 from lupikit.twinsvm.experiments import cross_validate_lupi
-from lupikit.twinsvm.uci import (ablation_summary, load_uci, majority_rate, make_models,
+from lupikit.twinsvm.uci import (ablation_summary, all_rows_check, load_uci, majority_rate, make_models,
                                  run_benchmark, solver_times, tuning_ablation)
 
 GRID = {"C": [0.1, 1.0], "tau": [0.5], "correction_weight": [1.0], "gamma": [1.0]}
@@ -62,3 +62,23 @@ def test_majority_rate_over_folds_is_the_dummy_classifier():
     cv = StratifiedKFold(n_splits=5, shuffle=True, random_state=2)
     ref = 100 * cross_val_score(DummyClassifier(strategy="most_frequent"), X, y, cv=cv).mean()
     assert majority_rate(y, n_splits=5, random_state=2) == pytest.approx(ref)
+
+
+def test_all_rows_check_is_cross_validation_of_the_tuned_models_on_every_row():
+    # tuned on a 200-row subsample of Ecoli's 327 rows, cross-validated on all of them
+    res = run_benchmark(["ecoli"], ["linear"], GRID, max_samples=200, seed=1)
+    full = all_rows_check(res, "ecoli", models=("Pin-TWSVM",), seed=1)
+    X, y = load_uci("ecoli")
+    params = res.set_index("model").loc["Pin-TWSVM", "params"]
+    ref = cross_validate_lupi(make_models("linear")["Pin-TWSVM"].set_params(**params), X, y, random_state=1)
+    assert full.loc["Pin-TWSVM", "n_rows"] == len(y) == 327
+    assert full.loc["Pin-TWSVM", "acc"] == pytest.approx(100 * ref["accuracy"].mean())
+    assert full.loc["Pin-TWSVM", "params"] == params
+
+
+def test_all_rows_check_names_what_is_missing():
+    res = run_benchmark(["iris"], ["linear"], GRID)
+    with pytest.raises(ValueError, match=r"results holds no \('linear', 'wine'\) row"):
+        all_rows_check(res, "wine")
+    with pytest.raises(ValueError, match="models names unknown models"):
+        all_rows_check(res, "iris", models=("SVM",))

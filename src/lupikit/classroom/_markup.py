@@ -33,7 +33,9 @@ from ._notebooks import EXERCISE_PREFIX, is_exercise_notebook
 __all__ = [
     "EXERCISE_PREFIX",
     "MARKERS",
+    "HIDDEN_NOTE",
     "Question",
+    "hide_hidden_tests",
     "is_exercise_notebook",
     "read_questions",
     "set_parameter",
@@ -45,8 +47,23 @@ __all__ = [
 MARKERS = ("BEGIN SOLUTION", "END SOLUTION", "BEGIN HIDDEN TESTS", "END HIDDEN TESTS",
            "BEGIN MARK SCHEME", "END MARK SCHEME")
 _GRADED_NOTE = "# Hidden tests check this answer when your notebook is graded."
+#: what a reader of the public book sees in place of the hidden tests (:func:`hide_hidden_tests`)
+HIDDEN_NOTE = "(hidden tests: in the instructor edition only)"
+_HIDDEN = re.compile(rf"^([ \t]*)### {MARKERS[2]}[ \t]*\n.*?^[ \t]*### {MARKERS[3]}[ \t]*$", re.M | re.S)
 _OPEN = re.compile(r"^(?P<indent>\s*)(?P<fence>`{3,}|:{3,})\{(?P<name>solution(?:-start)?)\}")
 _END_START = re.compile(r"^\s*(`{3,}|:{3,})\{solution-end\}")
+
+
+def hide_hidden_tests(source, note=HIDDEN_NOTE):
+    """``source`` with each hidden-test region replaced by one comment ``# note`` at its indentation.
+
+    Examples
+    --------
+    >>> print(hide_hidden_tests("check(x)\\n### BEGIN HIDDEN TESTS\\nassert x == 3\\n### END HIDDEN TESTS"))
+    check(x)
+    # (hidden tests: in the instructor edition only)
+    """
+    return _HIDDEN.sub(lambda m: f"{m.group(1)}# {note}", source)
 
 
 class Question:
