@@ -1071,3 +1071,37 @@ def test_every_figure_on_the_built_pages_has_a_caption_and_a_described_image(bui
         if n_images > n_captions:
             bare.append(f"{page.relative_to(built_book)}: {n_images} images, {n_captions} captions")
     assert not bare, "\n".join(bare[:30])
+
+
+def _claim_call_lines(source):
+    """Lines of ``source`` inside calls ``claims.<method>(...)``."""
+    import ast
+
+    lines = set()
+    for node in ast.walk(ast.parse(source)):
+        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                and isinstance(node.func.value, ast.Name) and node.func.value.id == "claims"):
+            lines.update(range(node.lineno, node.end_lineno + 1))
+    return lines
+
+
+def test_claim_checks_are_out_of_the_readers_way():
+    """Cells of claim calls have their input hidden (their rendered lines stay): of the code a reader
+    sees, claim calls are at most 15 %, and no shown cell is claim calls only (fast: the sources)."""
+    shown = claim = 0
+    only_claims = []
+    for path in NOTEBOOKS:
+        if path.name == "exercises.ipynb":
+            continue
+        for k, cell in enumerate(json.loads(path.read_text())["cells"]):
+            tags = cell["metadata"].get("tags", [])
+            if cell["cell_type"] != "code" or {"hide-input", "remove-input", "remove-cell"} & set(tags):
+                continue
+            source = "".join(cell["source"])
+            lines = [i for i, line in enumerate(source.split("\n"), 1) if line.strip()]
+            calls = _claim_call_lines(source) & set(lines)
+            shown, claim = shown + len(lines), claim + len(calls)
+            if calls and len(calls) == len([i for i in lines if not source.split("\n")[i - 1].lstrip().startswith("#")]):
+                only_claims.append(f"{path.relative_to(ROOT)} cell {k + 1}")
+    assert claim <= 0.15 * shown, f"{claim} of {shown} shown code lines are claim calls"
+    assert not only_claims, f"shown cells of claim calls only (tag them hide-input): {only_claims}"
