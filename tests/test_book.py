@@ -1105,3 +1105,60 @@ def test_claim_checks_are_out_of_the_readers_way():
                 only_claims.append(f"{path.relative_to(ROOT)} cell {k + 1}")
     assert claim <= 0.15 * shown, f"{claim} of {shown} shown code lines are claim calls"
     assert not only_claims, f"shown cells of claim calls only (tag them hide-input): {only_claims}"
+
+
+@pytest.fixture(scope="module")
+def rendered_math(built_book, server, chromium, tmp_path_factory):
+    """What each built page shows after MathJax has run, from one headless Chromium session.
+
+    A wrapper page served next to the book loads every page of ``book/`` and
+    ``notebooks/`` in a 1280-px frame (tests/data/rendered_math_probe.js) and
+    records, per page, the text outside code and math that still holds TeX and
+    the display equations wider than the text column.
+    """
+    import html as html_lib
+
+    pages = sorted(p.relative_to(built_book).as_posix() for d in ("book", "notebooks")
+                   for p in (built_book / d).rglob("*.html"))
+    probe = built_book / "_probe"
+    probe.mkdir(exist_ok=True)
+    shutil.copy(ROOT / "tests" / "data" / "rendered_math_probe.js", probe / "probe.js")
+    (probe / "index.html").write_text('<!doctype html><html><body><pre id="result"></pre>'
+                                      '<script src="probe.js"></script></body></html>')
+    try:
+        url = f"{server}/_probe/index.html?pages=" + ",".join("/" + p for p in pages)
+        profile = tmp_path_factory.mktemp("math-profile")
+        cmd = [chromium, "--headless", "--no-sandbox", "--disable-gpu", "--window-size=1400,1000",
+               f"--user-data-dir={profile}", "--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1",
+               "--virtual-time-budget=900000", "--run-all-compositor-stages-before-draw", "--dump-dom", url]
+        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=1800)
+    finally:
+        shutil.rmtree(probe, ignore_errors=True)
+    found = re.search(r'<pre id="result">(.*?)</pre>', proc.stdout, re.S)
+    assert found and found.group(1), f"the probe page did not finish: {proc.stderr[-3000:]}"
+    results = json.loads(html_lib.unescape(found.group(1)))
+    assert len(results) == len(pages) >= 40 and sum(r["math"] for r in results.values()) >= 1000
+    return results
+
+
+# TeX that MathJax left as text: a control sequence, or a dollar sign that is not a price ($50K)
+RAW_TEX = re.compile(r"\\[A-Za-z]+|\$(?!\d)")
+
+
+@book
+def test_no_raw_tex_is_left_in_the_rendered_text(rendered_math):
+    raw = {page: [t for t in r["texts"] if RAW_TEX.search(t)] for page, r in rendered_math.items()}
+    raw = {page: texts for page, texts in raw.items() if texts}
+    assert not raw, f"raw TeX or an unpaired $ in the rendered text: {raw}"
+
+
+@book
+def test_no_display_equation_is_wider_than_the_text_column(rendered_math):
+    wide = {page: [(w["width"], w["column"], w["tex"][:90]) for w in r["wide"]]
+            for page, r in rendered_math.items() if r["wide"]}
+    assert not wide, f"display equations wider than the column at a 1280-px window (break them): {wide}"
+
+
+def test_the_raw_tex_pattern():
+    assert RAW_TEX.search("$h_1(X)$") and RAW_TEX.search(r"\langle Z\rangle") and RAW_TEX.search("$.")
+    assert not RAW_TEX.search("incomes above $50K a year") and not RAW_TEX.search("plain words")

@@ -108,9 +108,9 @@ class FeatureRelevanceBounds(SelectorMixin, BaseEstimator):
 
     .. math::
 
-        \mathrm{minrel}(j) = \min |w_j|, \qquad
-        \mathrm{maxrel}(j) = \max |w_j|
-        \quad \text{s.t. the margin constraints and}\quad
+        &\mathrm{minrel}(j) = \min |w_j|, \qquad
+        \mathrm{maxrel}(j) = \max |w_j| \\
+        &\quad \text{s.t. the margin constraints and}\quad
         \tfrac12\|w\|_1 + C\textstyle\sum\text{slacks} \le (1+\delta)\mu_X
 
     (``maxrel`` as the larger of two LPs, :math:`\max \pm w_j`). The
