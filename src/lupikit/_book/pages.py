@@ -197,6 +197,21 @@ def write_classroom_table(paths, notebooks):
 
 
 
+# a file name in running text (``experiments4.py``, ``gen_data.py``): shown as code, not turned into a link
+_FILE_NAME = re.compile(r"(?<![`\w/.:-])((?:[\w-]+/)*[\w-]+\.(?:py|csv|arff|data|txt|json|zip|gz|xlsx?|dat|mat|sav))\b(?!`)")
+
+
+def _file_names_as_code(text):
+    """``text`` with its file names in code spans (MyST's linkify would make ``a.py`` a link to a web site).
+
+    Examples
+    --------
+    >>> _file_names_as_code("lpfann/fri (experiments4.py; generator fri/toydata/gen_data.py)")
+    'lpfann/fri (`experiments4.py`; generator `fri/toydata/gen_data.py`)'
+    """
+    return _FILE_NAME.sub(r"`\1`", str(text))
+
+
 def write_data_page(paths, log=print):
     """The Data page's tables, from :func:`lupikit.datasets.data_table` (the loaders' metadata)."""
     rows = data_table()
@@ -213,8 +228,8 @@ def write_data_page(paths, log=print):
         summary = ("This edition was built without a data home: the data sets read from it are marked below, "
                    "and what needs them was skipped.")
     lines = [summary, "",
-             "| data set | part | loader | rows × columns as loaded | the paper's size | source | licence |",
-             "| --- | --- | --- | --- | --- | --- | --- |"]
+             "| data set | part | loader | rows × columns as loaded | the paper's size |",
+             "| --- | --- | --- | --- | --- |"]
     lacking, details = [], []
     for r in rows:
         parts = ", ".join(part_names[p] for p in r["parts"])
@@ -227,15 +242,19 @@ def write_data_page(paths, log=print):
             size = "not loaded"
         else:
             size = "not in the data home"
+        # (a narrow table that fits the column; where each set comes from is told below it)
         lines.append(f"| {table_cell(r['name'])} | {parts} | `{r['loader']}` | {size} | "
-                     f"{table_cell(r['paper_shape'] or '–')} | {table_cell(r['source'])} | {table_cell(r['licence'])} |")
-        text = r["preprocessing"] or "As distributed."
+                     f"{table_cell(r['paper_shape'] or '–')} |")
+        text = (f"*Source:* {_file_names_as_code(str(r['source']).rstrip('.'))}. "
+                f"*Licence:* {str(r['licence']).rstrip('.')}. "
+                + (r["preprocessing"] or "As distributed."))
         if r["roles"]:
             text += f" *Sensitive or privileged:* {r['roles']}"
         if r["status"] != "ok":
             text += f" *Not available on this build:* {r['status']}"
         details.append(f"{r['name']}\n: {table_cell(text)}\n")
-    lines += ["", "## Preprocessing, and the features each paper treats as sensitive or privileged", ""]
+    lines += ["", "## Sources, licences, preprocessing, and the features each paper treats as sensitive or "
+              "privileged", ""]
     lines += details
     lines += ["## What we lack, and why", ""] + lacking
     (paths.generated / "data.md").write_text("\n".join(lines) + "\n")
