@@ -1162,3 +1162,15 @@ def test_no_display_equation_is_wider_than_the_text_column(rendered_math):
 def test_the_raw_tex_pattern():
     assert RAW_TEX.search("$h_1(X)$") and RAW_TEX.search(r"\langle Z\rangle") and RAW_TEX.search("$.")
     assert not RAW_TEX.search("incomes above $50K a year") and not RAW_TEX.search("plain words")
+
+
+@book
+def test_no_link_points_at_a_file_name_taken_for_a_web_site(built_book):
+    """MyST's linkify turns ``experiments4.py`` in running text into http://experiments4.py, a dead link."""
+    bad = {}
+    for page in built_book.rglob("*.html"):
+        hosts = re.findall(r'href="https?://([^/"]+)', page.read_text(errors="replace"))
+        dead = [h for h in hosts if re.search(r"\.(py|csv|arff|data|txt|json|zip|gz|ipynb|md)$", h, re.I)]
+        if dead:
+            bad[str(page.relative_to(built_book))] = dead
+    assert not bad, bad
