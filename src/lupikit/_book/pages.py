@@ -198,7 +198,8 @@ def write_classroom_table(paths, notebooks):
 
 
 # a file name in running text (``experiments4.py``, ``gen_data.py``): shown as code, not turned into a link
-_FILE_NAME = re.compile(r"(?<![`\w/.:-])((?:[\w-]+/)*[\w-]+\.(?:py|csv|arff|data|txt|json|zip|gz|xlsx?|dat|mat|sav))\b(?!`)")
+_FILE_NAME = re.compile(
+    r"(?<![`\w/.:-])((?:[\w-]+/)*[\w-]+(?:\.(?:py|csv|arff|data|txt|json|zip|gz|xlsx?|dat|mat|sav))+)\b(?!`)")
 
 
 def _file_names_as_code(text):
@@ -208,6 +209,8 @@ def _file_names_as_code(text):
     --------
     >>> _file_names_as_code("lpfann/fri (experiments4.py; generator fri/toydata/gen_data.py)")
     'lpfann/fri (`experiments4.py`; generator `fri/toydata/gen_data.py`)'
+    >>> _file_names_as_code("fairness/bank-full.csv.gz and ecoli.data.txt")
+    '`fairness/bank-full.csv.gz` and `ecoli.data.txt`'
     """
     return _FILE_NAME.sub(r"`\1`", str(text))
 
@@ -219,7 +222,9 @@ def write_data_page(paths, log=print):
     # what the build found, said without the build machine's path
     from_home = [r for r in rows if str(r["source"]).startswith("data home")]
     found = sum(1 for r in from_home if r["status"] == "ok")
-    if found == len(from_home):
+    if not from_home:
+        summary = "Every data set of this edition ships with a package or is generated."
+    elif found == len(from_home):
         summary = f"This edition was built with all {found} data sets that are read from the data home."
     elif found:
         summary = (f"This edition was built with {found} of the {len(from_home)} data sets read from the data "

@@ -18,6 +18,7 @@ This module imports no part of the library.
 import hashlib
 import json
 import os
+import sys
 import time
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass
@@ -114,19 +115,24 @@ def plan_paper(nb_dir, notebooks, n_seeds, results_dir, *, force=False, log=prin
     return tasks
 
 
+def _library_versions():
+    """The versions of the libraries that fit the models, and of Python (one string)."""
+    versions = [f"python=={sys.version.split()[0]}"]
+    for dist in ("numpy", "scipy", "scikit-learn", "xgboost", "xgboost-cpu", "joblib", "cvxopt", "highspy"):
+        try:
+            versions.append(f"{dist}=={metadata.version(dist)}")
+        except metadata.PackageNotFoundError:
+            pass
+    return ",".join(versions)
+
+
 def fit_cache(build):
     """The folder where the paper-scale runs share fits (``<build>/memory/<key>``).
 
     Its key is a hash of lupikit's code and of the versions of the libraries
     that fit the models, so a changed library never reads another's results.
     """
-    versions = []
-    for dist in ("numpy", "scipy", "scikit-learn", "xgboost", "xgboost-cpu", "joblib"):
-        try:
-            versions.append(f"{dist}=={metadata.version(dist)}")
-        except metadata.PackageNotFoundError:
-            pass
-    key = fingerprint([_PACKAGE]) + "|" + ",".join(versions)
+    key = fingerprint([_PACKAGE]) + "|" + _library_versions()
     return Path(build) / "memory" / hashlib.sha256(key.encode()).hexdigest()[:16]
 
 
@@ -135,8 +141,8 @@ def _checkpoint(target):
     return Path(target).with_suffix(".run.json")
 
 
-def _kept(target, fingerprint, parameters):
-    """The checkpoint of ``target`` if it ran today's code with these parameters, else None."""
+def _kept(target, fingerprint, parameters, environment):
+    """The checkpoint of ``target`` if it ran today's code with these parameters in this environment, else None."""
     path = _checkpoint(target)
     if not (path.is_file() and Path(target).is_file()):
         return None
@@ -144,7 +150,8 @@ def _kept(target, fingerprint, parameters):
         kept = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
-    if kept.get("fingerprint") != fingerprint or kept.get("parameters") != parameters:
+    if (kept.get("fingerprint") != fingerprint or kept.get("parameters") != parameters
+            or kept.get("environment") != environment):
         return None
     return kept
 
@@ -212,6 +219,8 @@ def run_paper(tasks, paths, results_dir, *, n_seeds, jobs=2, kernel="python3", r
     # recorded time), so that the slots finish together
     units = sorted(((task, seed) for task in tasks for seed in task.seeds), key=lambda u: -u[0].last_seconds)
     t0 = time.perf_counter()
+    # a seed is kept only from a run with the same libraries (the fit cache's key), kernel and machine
+    environment = {"libraries": _library_versions(), "kernel": kernel, "machine": provenance()["machine"]}
 
     def one(unit):
         task, seed = unit
@@ -219,8 +228,8 @@ def run_paper(tasks, paths, results_dir, *, n_seeds, jobs=2, kernel="python3", r
         parameters = {"preset": "paper"} if n_seeds == 1 else {"preset": "paper", "seed": seed}
         # what the record will say this seed ran: the code and commit as they are at its start
         start = dict(fingerprint=fingerprints(task.path, task.short), parameters=parameters,
-                     executed_at=now(), prov=provenance())
-        kept = _kept(target, start["fingerprint"], parameters) if reuse else None
+                     environment=environment, executed_at=now(), prov=provenance())
+        kept = _kept(target, start["fingerprint"], parameters, environment) if reuse else None
         if kept is not None:
             return task, seed, target, float(kept["seconds"]), None, kept, True
         _checkpoint(target).unlink(missing_ok=True)

@@ -464,7 +464,11 @@ def all_rows_check(results, name, kernel="linear", *, models=("Pin-TWSVM", "Pin-
     unknown = sorted(set(models) - set(MODELS))
     if unknown:
         raise ValueError(f"models names unknown models {unknown}; choose among {list(MODELS)}.")
-    tuned = results.set_index(["kernel", "dataset", "model"])["params"]
+    keys = ["kernel", "dataset", "model"]
+    if results.duplicated(keys).any():
+        raise ValueError("results holds several rows for one (kernel, dataset, model); pass the frame of one "
+                         "run_benchmark call (one seed).")
+    tuned = results.set_index(keys)["params"]
     missing = [m for m in models if (kernel, name, m) not in tuned.index]
     if missing:
         raise ValueError(f"results holds no ({kernel!r}, {name!r}) row for {missing}: run run_benchmark "
