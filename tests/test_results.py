@@ -10,7 +10,8 @@ import pytest
 
 from lupikit._book import records
 from lupikit._book.paths import is_exercise_notebook
-from lupikit._book.seeds import MAJORITY
+from lupikit._book.seeds import MAJORITY, POOLED_LEVEL
+from lupikit.claims import _OPS
 from lupikit.claims import RELATIONS, VERDICTS
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -95,6 +96,12 @@ def test_result_schema(path):
         if seeds["fraction"] is not None:
             assert 0 <= seeds["held"] <= seeds["n"] and 0.0 <= seeds["fraction"] <= 1.0
             kept = seeds["fraction"] >= MAJORITY - 1e-9
+            if seeds.get("pooled"):
+                # a pooled claim is decided by the seeds' mean, or by a t-test of their values
+                if seeds.get("p") is not None:
+                    kept = seeds["p"] < POOLED_LEVEL
+                else:
+                    kept = _OPS[seeds["op"]](seeds["mean"], seeds["bound"])
             assert (c["verdict"] in ("reproduced", "direction")) == kept, c["id"]
     assert rec["seeds"] and len(rec["seeds"]) == len(set(rec["seeds"]))
     assert rec["parameters"]["seed"] == rec["seeds"][0]
