@@ -162,6 +162,36 @@ def test_notebook_times_are_recorded(built_book):
     assert all(name in table for name in names)
 
 
+def test_a_notebook_whose_kernel_did_not_start_is_run_again_and_a_failing_one_is_not(monkeypatch, capsys):
+    """jupyter-cache's *errored* (never ran: e.g. two kernels took the same port) are retried
+    once, one at a time; *excepted* (a cell raised) are not, and stay failed."""
+    from jupyter_cache.executors.base import ExecutorRunResult
+
+    from lupikit._book import build as build_mod
+
+    calls = []
+
+    class Executor:
+        def __init__(self, kind):
+            self.kind = kind
+
+        def run_and_cache(self, filter_uris, **kwargs):
+            calls.append((self.kind, list(filter_uris)))
+            if len(calls) == 1:
+                return ExecutorRunResult(succeeded=["a"], excepted=["b"], errored=["c", "d"])
+            return ExecutorRunResult(succeeded=["c"], excepted=[], errored=["d"])
+
+    monkeypatch.setattr(build_mod, "load_executor", lambda kind, **kw: Executor(kind))
+    first = Executor("local-parallel").run_and_cache(["a", "b", "c", "d"])
+    result = build_mod._retry_unstarted(None, None, first, timeout=1)
+    assert calls[1] == ("local-serial", ["c", "d"])
+    assert (result.succeeded, result.excepted, result.errored) == (["a", "c"], ["b"], ["d"])
+    assert "did not start" in capsys.readouterr().out
+    calls.clear()
+    clean = ExecutorRunResult(succeeded=["a"], excepted=["b"], errored=[])
+    assert build_mod._retry_unstarted(None, None, clean, timeout=1) is clean and not calls
+
+
 @book
 def test_no_notebook_grossly_over_its_budget(built_book):
     data = json.loads((ROOT / "_build" / "notebook-times.json").read_text())

@@ -107,6 +107,7 @@ def prefill_cache(paths, jobs, timeout=600):
         result = executor.run_and_cache(
             filter_uris=[str(nb) for nb in notebooks], timeout=timeout, allow_errors=False
         )
+        result = _retry_unstarted(cache, logger, result, timeout)
     finally:
         multiprocessing.Pool = original_pool
     failed = result.excepted + result.errored
@@ -120,6 +121,29 @@ def prefill_cache(paths, jobs, timeout=600):
         print(f"[book] FAILED: {uri}", flush=True)
     write_times(paths, cache, notebooks, executed=set(result.succeeded), jobs=jobs)
     return result
+
+
+def _retry_unstarted(cache, logger, result, timeout):
+    """Run once more, one at a time, the notebooks that never ran.
+
+    jupyter-cache calls a notebook *excepted* when one of its cells raised and
+    *errored* when it could not be run at all: most often its kernel did not
+    start, because two kernels started side by side picked the same free port
+    (``ZMQError: Address already in use``). Only the errored ones are retried;
+    a notebook whose code fails is not run again.
+    """
+    if not result.errored:
+        return result
+    print(f"[book] {len(result.errored)} notebook(s) did not start; running them again one at a time: "
+          + ", ".join(Path(uri).name for uri in result.errored), flush=True)
+    retry = load_executor("local-serial", cache=cache, logger=logger).run_and_cache(
+        filter_uris=list(result.errored), timeout=timeout, allow_errors=False
+    )
+    return type(result)(
+        succeeded=result.succeeded + retry.succeeded,
+        excepted=result.excepted + retry.excepted,
+        errored=retry.errored,
+    )
 
 
 def _cached(cache, nb):
