@@ -1108,6 +1108,18 @@ def test_every_figure_on_the_built_pages_has_a_caption_and_a_described_image(bui
     assert not bare, "\n".join(bare[:30])
 
 
+def test_no_notebook_prints_a_table_as_text():
+    """Tables reach the page as captioned HTML tables (``display(df.style.set_caption(...))``), not as
+    text: no code cell prints a DataFrame's ``to_string()`` or ``to_markdown()`` (fast: the sources)."""
+    printed = []
+    for path in sorted((ROOT / "notebooks").rglob("*.ipynb")):
+        for i, cell in enumerate(json.loads(path.read_text(encoding="utf-8"))["cells"]):
+            src = "".join(cell["source"]) if cell["cell_type"] == "code" else ""
+            if re.search(r"\.to_(string|markdown)\(", src):
+                printed.append(f"{path.relative_to(ROOT)} cell {i}")
+    assert not printed, printed
+
+
 def _claim_call_lines(source):
     """Lines of ``source`` inside calls ``claims.<method>(...)``."""
     import ast

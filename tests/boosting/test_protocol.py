@@ -120,3 +120,18 @@ def test_compare_on_tasks_skips_missing_data_and_adds_all(tmp_path):
     np.testing.assert_allclose(res[res.model == "NF"].auc.to_numpy(), ref.auc.to_numpy())
     with pytest.raises(ValueError, match="with_privileged"):
         compare_on_tasks({"NF": nf}, ["german"], with_privileged="XX", verbose=False)
+
+
+def test_compare_on_tasks_returns_the_table_of_what_it_ran(tmp_path, capsys):
+    nf = PrivilegedBoostingClassifier(mode="nf", n_estimators=5, random_state=0)
+    res, skipped, tasks = compare_on_tasks({"NF": nf}, ["dutch", "german"], n_samples={"german": 150},
+                                           n_repeats=2, random_state=0, data_home=tmp_path, verbose=False,
+                                           return_tasks=True)
+    assert capsys.readouterr().out == ""  # the table replaces the printed lines
+    assert list(tasks.index) == ["dutch", "german"]  # every task asked for, in order
+    task = load_privileged_task("german", n_samples=150, random_state=0)
+    row = tasks.loc["german"]
+    assert (row["rows"], row["X columns"], row["X* columns"]) == (150, task.X.shape[1], task.X_star.shape[1])
+    assert row["positive"] == pytest.approx(task.y.mean()) and row["description"] == task.DESCR
+    assert tasks.loc["dutch", "description"] == f"skipped: {skipped['dutch']}"
+    assert tasks.loc["dutch", ["rows", "X columns", "X* columns", "positive"]].isna().all()

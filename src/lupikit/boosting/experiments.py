@@ -201,7 +201,7 @@ def compare_models(models, task, *, n_repeats=3, test_size=0.3, privileged_only=
 def compare_on_tasks(models, names, *, n_samples=None, n_repeats=3, test_size=0.3,
                      privileged_only=None, with_privileged=None, keep_missing=False,
                      random_state=None, n_jobs=None, data_home=None, progress=False,
-                     verbose=True, memory=None):
+                     verbose=True, memory=None, return_tasks=False):
     """:func:`compare_models` on several tasks; those whose data cannot be read are skipped.
 
     Parameters
@@ -225,6 +225,9 @@ def compare_on_tasks(models, names, *, n_samples=None, n_repeats=3, test_size=0.
         See :func:`~lupikit.datasets.get_data_home`.
     verbose : bool, default=True
         Print every task's shape and description, and why a task is skipped.
+    return_tasks : bool, default=False
+        Also return ``tasks``, the table of what was run (to show as one table
+        instead of the printed lines).
 
     Returns
     -------
@@ -233,6 +236,12 @@ def compare_on_tasks(models, names, *, n_samples=None, n_repeats=3, test_size=0.
     skipped : dict of str to str
         The tasks not run, with the reason (:func:`~lupikit.datasets.task_status`:
         the missing file, the folder searched and its public source).
+    tasks : :class:`pandas.DataFrame`
+        Only with ``return_tasks=True``: one row per task of ``names``, in
+        their order, with the rows used, the number of columns of ``X`` and of
+        ``X*`` (after encoding), the share of positive labels and the task's
+        description, or, for a skipped task, the reason in ``description``
+        and missing values elsewhere.
 
     Examples
     --------
@@ -243,20 +252,28 @@ def compare_on_tasks(models, names, *, n_samples=None, n_repeats=3, test_size=0.
     ...                                 random_state=0, verbose=False)
     >>> res.shape[0], skipped
     (2, {})
+    >>> res, skipped, tasks = compare_on_tasks({"NF": nf}, ["german"], n_samples=200, n_repeats=2,
+    ...                                        random_state=0, verbose=False, return_tasks=True)
+    >>> tasks.loc["german", ["rows", "X columns", "X* columns"]].tolist()
+    [200, 56, 3]
     """
     if with_privileged is not None and with_privileged not in models:
         raise ValueError(f"with_privileged={with_privileged!r} is not a key of models.")
-    frames, skipped = [], {}
+    frames, skipped, described = [], {}, {}
     for name in names:
         status = task_status(name, data_home=data_home)
         if status != "ok":
             skipped[name] = status
+            described[name] = {"description": f"skipped: {status}"}
             if verbose:
                 print(f"{name}: skipped. {status}")
             continue
         n = n_samples.get(name) if isinstance(n_samples, dict) else n_samples
         task = load_privileged_task(name, n_samples=n, random_state=random_state,
                                     keep_missing=keep_missing, data_home=data_home)
+        described[name] = {"rows": task.X.shape[0], "X columns": task.X.shape[1],
+                           "X* columns": task.X_star.shape[1], "positive": float(np.mean(task.y)),
+                           "description": task.DESCR}
         if verbose:
             print(f"{name:19s} X {task.X.shape}, X* {task.X_star.shape}, "
                   f"{task.y.mean():.0%} positive: {task.DESCR}")
@@ -271,7 +288,14 @@ def compare_on_tasks(models, names, *, n_samples=None, n_repeats=3, test_size=0.
             frames.append(res)
     results = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(
         columns=["dataset", "model", "rep"])
-    return results, skipped
+    if not return_tasks:
+        return results, skipped
+    columns = ["rows", "X columns", "X* columns", "positive", "description"]
+    tasks = pd.DataFrame.from_dict(described, orient="index").reindex(columns=columns)
+    for col in ("rows", "X columns", "X* columns"):
+        tasks[col] = tasks[col].astype("Int64")
+    tasks.index.name = "data set"
+    return results, skipped, tasks
 
 
 def metric_table(results, metric, *, models=None, datasets=None, decimals=3):
