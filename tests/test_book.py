@@ -599,6 +599,53 @@ def test_scorecard_page_builds_with_sphinx(data, tmp_path):
     assert (tmp_path / "html" / "_images" / scorecard.SCORECARD_FIGURE).is_file()
 
 
+def test_propositions_exercises_and_figures_are_numbered_within_their_part(tmp_path):
+    """A Sphinx build of four pages in two parts and the introduction: each kind restarts at 1 in
+    each part behind the part's numeral, references carry the same number, the introduction keeps
+    plain numbers; without the extension the numbers run on over the book (so the check can fail)."""
+    pytest.importorskip("sphinx_proof")
+    pytest.importorskip("sphinx_exercise")
+
+    def page(title, body):
+        return f"# {title}\n\n{body}\n"
+
+    prop = "```{{prf:proposition}} {t}\n:label: {l}\n\nText.\n```\n"
+    src = tmp_path / "src"
+    pages = {
+        "book/intro/setting": page("Setting", prop.format(t="Intro", l="p-intro")),
+        "book/boosting/theory": page("Boosting", prop.format(t="A", l="p-a") + prop.format(t="B", l="p-b")
+                                     + "```{exercise} E\n:label: e-a\n\nDo it.\n```\n"),
+        "book/oblivious/theory": page("Oblivious", prop.format(t="C", l="p-c")
+                                      + "See {prf:ref}`p-b` and {ref}`e-c`.\n\n"
+                                      + "```{exercise} F\n:label: e-c\n\nDo it.\n```\n"),
+    }
+    for name, text in pages.items():
+        (src / name).parent.mkdir(parents=True, exist_ok=True)
+        (src / f"{name}.md").write_text(text)
+    (src / "index.md").write_text("# Book\n\n```{toctree}\n" + "\n".join(pages) + "\n```\n")
+
+    def build(extensions):
+        conf = (f"extensions = {extensions!r}\nnumfig = True\nexclude_patterns = ['_build']\n"
+                "myst_enable_extensions = ['colon_fence', 'dollarmath']\n")
+        (src / "conf.py").write_text(conf)
+        out = tmp_path / ("html-" + str(len(extensions)))
+        proc = subprocess.run([sys.executable, "-m", "sphinx", "-E", "-b", "html", "-q", "-W", "--keep-going",
+                               str(src), str(out)], capture_output=True, text=True)
+        assert proc.returncode == 0, proc.stderr[-3000:]
+        return {name: re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", (out / f"{name}.html").read_text()))
+                for name in pages}
+
+    base = ["myst_parser", "sphinx_proof", "sphinx_exercise"]
+    html = build(base + ["lupikit._book.sphinx_numbering"])
+    assert "Proposition 1 " in html["book/intro/setting"]
+    boosting, oblivious = html["book/boosting/theory"], html["book/oblivious/theory"]
+    assert "Proposition I.1 " in boosting and "Proposition I.2 " in boosting and "Exercise I.1 " in boosting
+    assert "Proposition IV.1 " in oblivious and "Exercise IV.1 " in oblivious
+    assert "Proposition I.2" in oblivious.split("See", 1)[1]  # the reference carries the part's number
+    plain = build(base)
+    assert "Proposition 4 " in plain["book/oblivious/theory"]  # Sphinx alone: one sequence over the book
+
+
 # ---------------------------------------------------------------------------
 # Figures legible at the book's width (fast: the notebooks' code; the PNGs of
 # the last build's executed notebooks when there are any)
@@ -1160,8 +1207,9 @@ def rendered_math(built_book, server, chromium, tmp_path_factory):
 
     A wrapper page served next to the book loads every page of ``book/`` and
     ``notebooks/`` in a 1280-px frame (tests/data/rendered_math_probe.js) and
-    records, per page, the text outside code and math that still holds TeX and
-    the display equations wider than the text column.
+    records, per page, the text outside code and math that still holds TeX,
+    the display equations wider than the text column, and the code blocks,
+    outputs and output tables that do not fit it.
     """
     import html as html_lib
 
@@ -1204,6 +1252,15 @@ def test_no_display_equation_is_wider_than_the_text_column(rendered_math):
     wide = {page: [(w["width"], w["column"], w["tex"][:90]) for w in r["wide"]]
             for page, r in rendered_math.items() if r["wide"]}
     assert not wide, f"display equations wider than the column at a 1280-px window (break them): {wide}"
+
+
+@book
+def test_no_code_line_or_output_is_clipped(rendered_math):
+    """No code block or output scrolls sideways at a 1280-px window (lines wrap at the column instead:
+    book/_extra/_static/lupikit.css), and no output table is wider than its output area."""
+    clipped = {page: [(c["kind"], c["lines"], c["first"][:1]) for c in r["clipped"]]
+               for page, r in rendered_math.items() if r["clipped"]}
+    assert not clipped, f"code, outputs or tables cut at the column's edge: {clipped}"
 
 
 def test_the_raw_tex_pattern():

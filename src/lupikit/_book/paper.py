@@ -35,7 +35,7 @@ from .paths import is_exercise_notebook, list_notebooks, resolve_notebook, short
 from .records import fingerprints, is_stale, now, paper_record, provenance, read_paper_result, write_paper_result
 from .seeds import seed_runs
 
-__all__ = ["MEMORY_ENV", "PaperTask", "fit_cache", "plan_paper", "run_paper"]
+__all__ = ["MEMORY_ENV", "PaperTask", "fit_cache", "plan_paper", "run_paper", "seed_order"]
 
 #: The environment variable that names the folder where notebooks cache fits shared between them.
 MEMORY_ENV = "LUPIKIT_MEMORY"
@@ -190,7 +190,30 @@ def _record(task, done, results_dir, root, log):
     return False
 
 
-def run_paper(tasks, paths, results_dir, *, n_seeds, jobs=2, kernel="python3", reuse=True, log=print):
+def seed_order(tasks, shortest_first=False):
+    """The units of work, ``(task, seed)``, in the order they are run.
+
+    The longest notebook first (by its last recorded time), so that the slots
+    finish together, or with ``shortest_first`` the quickest first; a
+    notebook's seeds stay together, in order, so that its record is written
+    as soon as they are done.
+
+    Examples
+    --------
+    >>> from types import SimpleNamespace as Task
+    >>> tasks = [Task(short="a", last_seconds=5.0, seeds=[0, 1]), Task(short="b", last_seconds=50.0, seeds=[0, 1])]
+    >>> [(t.short, s) for t, s in seed_order(tasks)]
+    [('b', 0), ('b', 1), ('a', 0), ('a', 1)]
+    >>> [(t.short, s) for t, s in seed_order(tasks, shortest_first=True)]
+    [('a', 0), ('a', 1), ('b', 0), ('b', 1)]
+    """
+    sign = 1 if shortest_first else -1
+    return sorted(((task, seed) for task in tasks for seed in task.seeds),
+                  key=lambda u: (sign * u[0].last_seconds, u[0].short, u[1]))
+
+
+def run_paper(tasks, paths, results_dir, *, n_seeds, jobs=2, kernel="python3", reuse=True, shortest_first=False,
+              log=print):
     """Run the planned notebooks at the paper preset and write their records.
 
     ``paths`` is the checkout's :class:`~lupikit._book.paths.BookPaths`: the
@@ -205,6 +228,11 @@ def run_paper(tasks, paths, results_dir, *, n_seeds, jobs=2, kernel="python3", r
     with a checkpoint of today's code and the same parameters is taken from it,
     not run again.
 
+    The seeds run the longest notebook first (by their last recorded time), so
+    that the slots finish together; with ``shortest_first`` the quickest
+    first, so that a run that will be stopped writes as many records as it
+    can before it stops.
+
     Returns
     -------
     summary : dict
@@ -215,9 +243,7 @@ def run_paper(tasks, paths, results_dir, *, n_seeds, jobs=2, kernel="python3", r
     # fits that several notebooks make alike (the boosting benchmarks) are made once
     # (always this run's keyed folder: a folder of another code version could hold other results)
     os.environ[MEMORY_ENV] = str(fit_cache(paths.build))
-    # one unit of work per notebook and seed, the longest first (by their last
-    # recorded time), so that the slots finish together
-    units = sorted(((task, seed) for task in tasks for seed in task.seeds), key=lambda u: -u[0].last_seconds)
+    units = seed_order(tasks, shortest_first)
     t0 = time.perf_counter()
     # a seed is kept only from a run with the same libraries (the fit cache's key), kernel and machine
     environment = {"libraries": _library_versions(), "kernel": kernel, "machine": provenance()["machine"]}

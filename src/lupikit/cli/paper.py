@@ -29,7 +29,7 @@ def cmd_paper(args):
     print(f"running {len(tasks)} notebook(s) at --preset paper with {args.seeds} seed(s) each, "
           f"{args.jobs} at once" + (f", joblib loops on {args.scheduler}" if client else ""), flush=True)
     summary = run_paper(tasks, paths, results_dir, n_seeds=args.seeds, jobs=args.jobs, kernel=args.kernel,
-                        reuse=not args.force, log=_log)
+                        reuse=not args.force, shortest_first=args.shortest_first, log=_log)
     print(f"paper-scale run: {summary['wall']:.1f} s wall time for {len(tasks)} notebook(s) "
           f"({summary['busy']:.1f} s of notebook time, {args.jobs} at once); executed notebooks in "
           f"{summary['runs']}")
@@ -49,6 +49,10 @@ def add_paper_parser(sub):
                               "where it holds at 4 of 5 of them, or, if pooled, where the mean of its "
                               "values (pool='mean') or a t-test over them (pool='ttest') says so "
                               "(default 1)")
+    p_paper.add_argument("--shortest-first", action="store_true",
+                         help="run the quickest notebooks first, so that their records land early in a run "
+                              "that will be stopped and resumed (default: the longest first, so that the "
+                              "slots finish together)")
     p_paper.add_argument("--results", help="results folder (default: results/paper next to notebooks/)")
     add_execution_options(p_paper, "Dask scheduler address for the notebooks' joblib loops")
     p_paper.set_defaults(func=cmd_paper)
