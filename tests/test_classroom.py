@@ -253,12 +253,19 @@ def test_the_classroom_commands(tmp_path, monkeypatch, capsys):
     assert "computational exercises: 2 (toy 2)" in capsys.readouterr().out
     subs = tmp_path / "subs"
     submission(nbformat.read(out / "instructor" / "toy" / "exercises.ipynb", as_version=4), subs, "ada")
-    assert cli_main(["classroom", "grade", str(subs), "--out", str(tmp_path / "s.csv"), "--time-limit", "60"]) == 0
+    instructor = str(out / "instructor")
+    assert cli_main(["classroom", "grade", str(subs), "--instructor", instructor, "--out", str(tmp_path / "s.csv"),
+                     "--time-limit", "60"]) == 0
     assert "ada: 3 of 3" in capsys.readouterr().out
-    assert cli_main(["classroom", "grade", str(tmp_path / "nowhere"), "--out", str(tmp_path / "s.csv")]) == 2
+    assert cli_main(["classroom", "grade", str(tmp_path / "nowhere"), "--instructor", instructor,
+                     "--out", str(tmp_path / "s.csv")]) == 2
     assert "is not a folder" in capsys.readouterr().err
-    assert cli_main(["classroom", "grade", str(subs), "--out", "x.csv", "--notebooks", "toy/nothing"]) == 2
+    assert cli_main(["classroom", "grade", str(subs), "--instructor", instructor, "--out", "x.csv",
+                     "--notebooks", "toy/nothing"]) == 2
     assert "no exercise notebook toy/nothing" in capsys.readouterr().err
+    # without an instructor edition the seed must be given: no silent grading at seed 0
+    assert cli_main(["classroom", "grade", str(subs), "--out", "x.csv"]) == 2
+    assert "--instructor DIR" in capsys.readouterr().err
     assert json.loads((out / "instructor" / "edition.json").read_text())["questions"] == [
         "toy/exercises:mean", "toy/exercises:squares"]
 
@@ -324,3 +331,65 @@ def test_the_course_pack_installs_in_a_fresh_environment_and_runs_the_checks(tmp
     failed = [line.split()[1] for line in done.stdout.splitlines() if line.startswith("FAILED")]
     assert failed and all(f in {c.metadata["nbgrader"]["grade_id"] for c in source.cells
                                 if (c.metadata.get("nbgrader") or {}).get("grade")} for f in failed)
+
+
+def test_grading_from_a_course_folder_takes_seed_roster_and_notebooks_from_the_instructor_edition(
+        tmp_path, monkeypatch, capsys):
+    """Outside any checkout, with every option after the subcommand: the edition's seed and roster
+    are used; a seed or a roster that contradicts them is refused with both values."""
+    nb_dir, _ = write_project(tmp_path / "checkout")
+    roster = tmp_path / "roster.csv"
+    roster.write_text("student\nada\nalan\n")
+    eds = build_editions(nb_dir, tmp_path / "eds", roster=roster, seed=2027)
+    course = tmp_path / "course"
+    subs = course / "submissions"
+    source = nbformat.read(eds["instructor"] / "toy" / "exercises.ipynb", as_version=4)
+    submission(source, subs, "ada")  # alan hands in nothing
+    monkeypatch.chdir(course)
+    args = ["classroom", "grade", "submissions", "--instructor", str(eds["instructor"]), "--out", "scores.csv",
+            "--notebooks-dir", str(tmp_path / "nowhere"), "--time-limit", "60"]
+    assert cli_main(args) == 0
+    out = capsys.readouterr().out
+    assert "seed 2027, 2 students on its roster" in out and "ada: 3 of 3" in out and "alan: 0 of 3" in out
+    assert cli_main(args + ["--seed", "0"]) == 2
+    err = capsys.readouterr().err
+    assert "--seed 0 contradicts" in err and "seed 2027" in err
+    other = tmp_path / "other.csv"
+    other.write_text("student\nada\ngrace\n")
+    assert cli_main(args + ["--roster", str(other)]) == 2
+    err = capsys.readouterr().err
+    assert "not in the edition: grace" in err and "in the edition only: alan" in err
+
+
+def test_a_regrade_keeps_every_other_row_and_report_and_logs_each_run(graded):
+    """Grading one student into an existing scores.csv replaces that row and report only; the
+    file is never left half written, and each run appends a line with checksums to the log."""
+    report, tmp = graded
+    out = tmp / "scores.csv"
+    before = out.read_text().splitlines()
+    reports = tmp / "scores-reports"
+    others = {p.name: p.read_text() for p in reports.glob("*.md") if p.name != "wrongmean.md"}
+    # wrongmean fixes the answer and is regraded
+    subs = tmp / "submissions"
+    source = nbformat.read(subs / "ada" / "toy" / "exercises.ipynb", as_version=4)
+    submission(source, subs, "wrongmean")
+    again = grade_submissions(subs, {"toy/exercises": tmp / "source" / "toy" / "exercises.ipynb"}, out,
+                              roster=tmp / "roster.csv", only=["wrongmean"], time_limit=20, n_jobs=1)
+    assert again["students"] == ["wrongmean"] and len(again["kept"]) == 9
+    after = out.read_text().splitlines()
+    assert len(after) == len(before) and after[0] == before[0] and after[-1] == before[-1]
+    changed = [(b, a) for b, a in zip(before, after) if a != b]
+    assert changed == [("wrongmean,0,1,1", "wrongmean,2,1,3")]
+    assert {p.name: p.read_text() for p in reports.glob("*.md") if p.name != "wrongmean.md"} == others
+    assert "Total: 3 of 3" in (reports / "wrongmean.md").read_text()
+    assert (reports / "ada" / "toy" / "exercises.ipynb").is_file()
+    log = [json.loads(line) for line in (tmp / "scores-log.jsonl").read_text().splitlines()]
+    assert [entry["graded"] for entry in log][-1] == ["wrongmean"] and len(log[0]["graded"]) == 10
+    import hashlib
+    digest = hashlib.sha256((subs / "wrongmean" / "toy" / "exercises.ipynb").read_bytes()).hexdigest()
+    assert log[-1]["submissions"]["wrongmean"]["toy/exercises"] == digest
+    assert log[-1]["scores"]["wrongmean"]["total"] == 3 and log[0]["submissions"]["missing"]["toy/exercises"] is None
+    assert not list(tmp.glob(".scores.csv.*"))  # no temporary file left
+    with pytest.raises(ValueError, match="not on the roster: zoe"):
+        grade_submissions(subs, {"toy/exercises": tmp / "source" / "toy" / "exercises.ipynb"}, out,
+                          roster=tmp / "roster.csv", only=["zoe"])

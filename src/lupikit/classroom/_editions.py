@@ -43,8 +43,11 @@ _INSTRUCTOR_README = """# lupikit exercises: instructor edition
 * `rubrics.md`: the written exercises with their solutions and rubrics.
 * `variants.csv` (with a roster): each student's variant.
 
-Grade with `lupikit classroom grade SUBMISSIONS --roster roster.csv --seed {seed} --out scores.csv`
-(the seed these editions were built with).
+* `edition.json`: the seed these editions were built with ({seed}), the roster and the questions.
+
+Grade from any folder with `lupikit classroom grade SUBMISSIONS --instructor <this folder> --out scores.csv`:
+the notebooks, the seed and the roster are read from here. `--students ID ...` regrades some
+students and keeps every other row of `scores.csv`; each run adds a line to `scores-log.jsonl`.
 """
 
 

@@ -19,7 +19,13 @@ usual.
 
 import copy
 import csv
+import datetime
+import getpass
+import hashlib
+import io
 import json
+import os
+import platform
 import shutil
 import tempfile
 import time
@@ -35,7 +41,7 @@ from . import _answers
 from ._markup import read_questions, set_parameter
 from ._variants import check_student_id, read_roster, variant_for
 
-__all__ = ["GradeReport", "grade_submissions"]
+__all__ = ["GradeReport", "grade_submissions", "read_scores"]
 
 # The graded cells are replaced by calls of the kernel-side module (:mod:`._answers`), named
 # from the module itself so that a rename cannot leave a stale import in the kernels' code.
@@ -218,7 +224,7 @@ def _fmt(points):
     return f"{points:g}"
 
 
-def _write_report(path, student, variant, questions, scores, reasons, notes):
+def _report_text(student, variant, questions, scores, reasons, notes):
     lines = [f"# Grades of {student}", "", f"Variant: {variant}", ""]
     total = sum(scores.values())
     lines += [f"Total: {_fmt(total)} of {_fmt(sum(q.points for q in questions))}", ""]
@@ -231,11 +237,61 @@ def _write_report(path, student, variant, questions, scores, reasons, notes):
             mark = "passed" if got == q.points else f"0 points: {reasons[q.column]}"
             lines.append(f"- `{q.grade_id}` ({_fmt(got)}/{_fmt(q.points)}): {mark}")
         lines.append("")
-    path.write_text("\n".join(lines), encoding="utf-8")
+    return "\n".join(lines)
+
+
+def _write_atomically(path, text):
+    """Write ``text`` to ``path`` so that a reader sees the old file or the new one, never a part."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
+            fh.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def read_scores(path):
+    """The rows of a scores CSV written by :func:`grade_submissions`: (columns, {student: row}).
+
+    ``columns`` are the question columns (without ``student`` and ``total``);
+    a row maps each column to its points (a float). The ``max`` row is left
+    out. A file that is not such a CSV raises ValueError.
+    """
+    path = Path(path)
+    with path.open(newline="", encoding="utf-8-sig") as fh:
+        rows = list(csv.reader(fh))
+    if not rows or rows[0][:1] != ["student"] or rows[0][-1:] != ["total"]:
+        raise ValueError(f"{path} is not a scores file of `lupikit classroom grade` (its first row must be "
+                         "student, the questions, total): give another --out.")
+    columns = rows[0][1:-1]
+    out = {}
+    for k, row in enumerate(rows[1:], start=2):
+        if not row or row[0] == "max":
+            continue
+        if len(row) != len(columns) + 2:
+            raise ValueError(f"{path}, row {k}: {len(row)} cells where the header has {len(columns) + 2}.")
+        try:
+            out[row[0]] = {c: float(v) for c, v in zip(columns, row[1:-1])}
+        except ValueError as exc:
+            raise ValueError(f"{path}, row {k}: a score that is not a number ({exc}).") from exc
+    return columns, out
+
+
+def _checksums(submissions, student, rels):
+    """SHA-256 of each submitted notebook of ``student`` (None where it is missing)."""
+    out = {}
+    for rel in rels:
+        path = Path(submissions) / student / f"{rel}.ipynb"
+        out[rel] = hashlib.sha256(path.read_bytes()).hexdigest() if path.is_file() else None
+    return out
 
 
 def grade_submissions(submissions, sources, out, *, roster=None, seed=0, time_limit=120.0, n_jobs=2,
-                      kernel="python3", progress=False, keep_answers=True):
+                      kernel="python3", progress=False, keep_answers=True, only=None):
     """Grade every student's exercise notebooks; write the scores CSV and a report per student.
 
     Parameters
@@ -250,9 +306,16 @@ def grade_submissions(submissions, sources, out, *, roster=None, seed=0, time_li
         The scores CSV: a column ``student``, a column per question
         (``<notebook>:<grade_id>``) and ``total``; a row per student and a
         row ``max``. The reports go to ``<out stem>-reports/<student>.md``
-        (with the executed submissions beside them).
-    roster : path or None
-        A roster CSV; without it, every folder of ``submissions`` is a student.
+        (with the executed submissions beside them). If the file exists
+        (an earlier grading), the rows and reports of the students graded
+        now are replaced and every other row and report is kept; the file
+        is replaced at once, never left half written. Each run appends a
+        line to ``<out stem>-log.jsonl``: when, who, on which machine, the
+        seed, the students graded, the SHA-256 of each submitted notebook
+        and the scores.
+    roster : path, list of str or None
+        A roster CSV or the list of student ids; without it, every folder
+        of ``submissions`` is a student.
     seed : int, default=0
         The course seed the editions were built with.
     time_limit : float, default=120
@@ -265,14 +328,19 @@ def grade_submissions(submissions, sources, out, *, roster=None, seed=0, time_li
     keep_answers : bool, default=True
         Keep each student's saved answers beside the report
         (``<reports>/<student>/<part>/<name>.answers/``).
+    only : list of str or None
+        Grade only these students of the roster (a regrade); the others'
+        rows in ``out`` are kept.
 
     Returns
     -------
     GradeReport
-        ``scores`` and ``reasons`` (student -> column -> value), ``max``
-        (column -> points), ``students``, ``out``, ``reports``, ``seconds``
-        and ``grader_errors`` (the (student, notebook) pairs whose replay of
-        the instructor's notebook failed).
+        ``scores`` and ``reasons`` (student -> column -> value) of the
+        students graded now, ``max`` (column -> points), ``students`` (those
+        graded now), ``kept`` (the students whose earlier rows were kept),
+        ``out``, ``reports``, ``log``, ``seconds`` and ``grader_errors``
+        (the (student, notebook) pairs whose replay of the instructor's
+        notebook failed).
     """
     t0 = time.perf_counter()
     submissions, out = Path(submissions), Path(out)
@@ -281,23 +349,47 @@ def grade_submissions(submissions, sources, out, *, roster=None, seed=0, time_li
                                 "(it should hold a folder per student id).")
     if not isinstance(time_limit, (int, float)) or isinstance(time_limit, bool) or time_limit <= 0:
         raise ValueError(f"time_limit must be a number of seconds > 0, got {time_limit!r}.")
-    if roster is not None:
+    if isinstance(roster, (list, tuple)):
+        students = [check_student_id(s, where="roster:") for s in roster]
+        if not students:
+            raise ValueError("roster: the list of students is empty.")
+    elif roster is not None:
         students = read_roster(roster)
     else:
         students = sorted(check_student_id(p.name, where="submission folder")
                           for p in submissions.iterdir() if p.is_dir() and not p.name.startswith("."))
         if not students:
             raise ValueError(f"submissions: {submissions} holds no student folder.")
+    if only is not None:
+        only = [check_student_id(s, where="student to grade") for s in only]
+        unknown = [s for s in only if s not in students]
+        if unknown:
+            raise ValueError(f"not on the roster: {', '.join(unknown)} (the roster has {len(students)} "
+                             f"student(s): {', '.join(students[:8])}{', ...' if len(students) > 8 else ''}).")
+    klass = list(students)  # the whole class, in the roster's order: the rows of the CSV
+    if only is not None:
+        students = [s for s in students if s in only]
     if not sources:
         raise ValueError("there is no exercise notebook to grade.")
     nbs = {rel: nbformat.read(Path(p), as_version=4) for rel, p in sorted(sources.items())}
     questions = {rel: read_questions(nb, rel) for rel, nb in nbs.items()}
     every = [q for rel in nbs for q in questions[rel]]
     variants = {s: variant_for(s, seed) for s in students}
+    columns = [q.column for q in every]
+    earlier = {}
+    if out.exists():  # an earlier grading: its rows are kept, except those graded now
+        old_columns, earlier = read_scores(out)
+        if old_columns != columns:
+            raise ValueError(f"{out} holds other questions than the notebooks graded now "
+                             f"({len(old_columns)} against {len(columns)}, e.g. "
+                             f"{(sorted(set(old_columns) ^ set(columns)) or old_columns)[0]}): give another --out, "
+                             "or grade with the notebooks it was made with.")
     reports = out.parent / f"{out.stem}-reports"
-    if reports.exists():
-        shutil.rmtree(reports)
-    reports.mkdir(parents=True)
+    reports.mkdir(parents=True, exist_ok=True)
+    for s in students:  # the reports of the students graded now are made anew
+        (reports / f"{s}.md").unlink(missing_ok=True)
+        if (reports / s).is_dir():
+            shutil.rmtree(reports / s)
     tasks = [(s, rel) for s in students for rel in nbs if questions[rel]]
     iterator = (delayed(_grade_one)(s, rel, nbs[rel], questions[rel], variants[s], submissions, reports,
                                     float(time_limit), kernel, keep_answers) for s, rel in tasks)
@@ -315,17 +407,28 @@ def grade_submissions(submissions, sources, out, *, roster=None, seed=0, time_li
         notes[student][rel] = note
         if failed:
             grader_errors.append((student, rel))
-    columns = [q.column for q in every]
-    out.parent.mkdir(parents=True, exist_ok=True)
-    with out.open("w", newline="", encoding="utf-8") as fh:
-        writer = csv.writer(fh)
-        writer.writerow(["student", *columns, "total"])
-        for s in students:
-            row = [scores[s][c] for c in columns]
-            writer.writerow([s, *map(_fmt, row), _fmt(sum(row))])
-        writer.writerow(["max", *(_fmt(q.points) for q in every), _fmt(sum(q.points for q in every))])
+    kept = [s for s in earlier if s not in scores]
+    rows = {**{s: earlier[s] for s in kept}, **scores}
+    order = [s for s in klass if s in rows] + sorted(s for s in rows if s not in klass)
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(["student", *columns, "total"])
+    for s in order:
+        row = [rows[s][c] for c in columns]
+        writer.writerow([s, *map(_fmt, row), _fmt(sum(row))])
+    writer.writerow(["max", *(_fmt(q.points) for q in every), _fmt(sum(q.points for q in every))])
+    _write_atomically(out, buffer.getvalue())
     for s in students:
-        _write_report(reports / f"{s}.md", s, variants[s], every, scores[s], reasons[s], notes[s])
+        _write_atomically(reports / f"{s}.md", _report_text(s, variants[s], every, scores[s], reasons[s], notes[s]))
+    log = out.parent / f"{out.stem}-log.jsonl"
+    entry = {
+        "when": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+        "who": getpass.getuser(), "machine": platform.node(), "seed": seed, "graded": students, "kept": kept,
+        "submissions": {s: _checksums(submissions, s, list(nbs)) for s in students},
+        "scores": {s: {**scores[s], "total": sum(scores[s].values())} for s in students},
+    }
+    with log.open("a", encoding="utf-8") as fh:
+        fh.write(json.dumps(entry) + "\n")
     return GradeReport(scores=scores, reasons=reasons, max={q.column: q.points for q in every},
-                       students=students, out=out, reports=reports, grader_errors=sorted(grader_errors),
-                       seconds=time.perf_counter() - t0)
+                       students=students, kept=kept, out=out, reports=reports, log=log,
+                       grader_errors=sorted(grader_errors), seconds=time.perf_counter() - t0)

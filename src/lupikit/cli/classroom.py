@@ -26,7 +26,11 @@ grading (grade):
   SUBMISSIONS/<id>/<part>/exercises.ipynb, as handed out; every notebook is run with
   a time limit, the hidden tests run in a kernel of their own on the answers, and
   --out gets a row per student, a column per question, 'total' and a row 'max';
-  the reports (and the executed submissions) go to <out stem>-reports/
+  the reports (and the executed submissions) go to <out stem>-reports/, a line per
+  run to <out stem>-log.jsonl. From any folder:
+    lupikit classroom grade SUBMISSIONS --instructor OUT/instructor --out scores.csv
+  takes the notebooks, seed and roster from the instructor edition; --students ID
+  regrades some students and keeps every other row of scores.csv.
 """
 
 
@@ -98,21 +102,69 @@ def _checked_sources(args, option, value):
     return _exercise_sources(find_notebooks_dir(args.notebooks_dir), args.notebooks)
 
 
-def cmd_grade(args):
-    sources = _checked_sources(args, "jobs", args.jobs)
+def _grading_plan(args):
+    """The notebooks, seed and roster to grade with: from the instructor edition when there is one.
+
+    ``--instructor DIR`` names it; without it, the checkout's last
+    ``classroom build`` (``_build/classroom/instructor``) is used if there is
+    one, else the checkout's exercise notebooks with ``--seed`` (required).
+    """
+    _need_classroom()
+    if args.jobs < 1:
+        raise BookError(f"--jobs must be at least 1, got {args.jobs}.")
+    instructor = Path(args.instructor) if args.instructor else None
+    if instructor is None:
+        try:
+            default = checkout_paths(find_notebooks_dir(args.notebooks_dir)).classroom / "instructor"
+        except BookError:
+            default = None
+        if default is not None and (default / "edition.json").is_file():
+            instructor = default
+    roster = classroom.read_roster(args.roster) if args.roster else None
+    if instructor is not None:
+        edition = classroom.read_edition(instructor)
+        seed, roster = classroom.reconcile(edition, seed=args.seed, roster=roster)
+        sources = edition["sources"]
+        if args.notebooks:
+            names = [n[:-6] if n.endswith(".ipynb") else n for n in args.notebooks]
+            unknown = [n for n in names if n not in sources]
+            if unknown:
+                raise BookError(f"no exercise notebook {', '.join(unknown)} in the instructor edition; "
+                                f"there are: {', '.join(sources)}")
+            sources = {n: sources[n] for n in names}
+        print(f"grading with the instructor edition {instructor} (seed {seed}"
+              + (f", {len(roster)} students on its roster)" if roster else ")"), flush=True)
+        return sources, seed, roster
+    if args.seed is None:
+        raise BookError("there is no instructor edition to take the course seed from: give --instructor DIR "
+                        "(the instructor/ folder of `lupikit classroom build`), or --seed N with the seed the "
+                        "editions were built with.")
     try:
-        report = classroom.grade_submissions(args.submissions, sources, args.out, roster=args.roster,
-                                             seed=args.seed, time_limit=args.time_limit, n_jobs=args.jobs,
-                                             kernel=args.kernel, progress=sys.stderr.isatty())
+        sources = _exercise_sources(find_notebooks_dir(args.notebooks_dir), args.notebooks)
+    except BookError as exc:
+        raise BookError(f"{exc} (outside a checkout, give --instructor DIR: the instructor/ folder of "
+                        "`lupikit classroom build`)") from exc
+    return sources, args.seed, roster
+
+
+def cmd_grade(args):
+    try:
+        sources, seed, roster = _grading_plan(args)
+        report = classroom.grade_submissions(args.submissions, sources, args.out, roster=roster,
+                                             seed=seed, time_limit=args.time_limit, n_jobs=args.jobs,
+                                             kernel=args.kernel, progress=sys.stderr.isatty(),
+                                             only=args.students)
     except (FileNotFoundError, ValueError) as exc:
         raise BookError(str(exc)) from exc
     total = sum(report["max"].values())
     print(f"graded {len(report['students'])} student(s) on {len(report['max'])} question(s) "
-          f"in {report['seconds']:.1f} s")
+          f"in {report['seconds']:.1f} s" + (f"; kept the earlier rows of {len(report['kept'])}"
+                                               if report["kept"] else ""))
     for s in report["students"]:
         print(f"  {s}: {sum(report['scores'][s].values()):g} of {total:g}")
     print(f"scores:  {report['out']}")
     print(f"reports: {report['reports']}")
+    print(f"log:     {report['log']}")
     if report["grader_errors"]:
         pairs = ", ".join(f"{s} ({n})" for s, n in report["grader_errors"][:5])
         raise BookError(f"the instructor's notebook failed for {len(report['grader_errors'])} submission(s), "
@@ -168,18 +220,31 @@ def add_classroom_parser(sub):
                        formatter_class=argparse.RawDescriptionHelpFormatter, epilog=_EPILOG,
                        description="The classroom edition: build the editions, grade submissions, "
                                    "write the course pack.")
+    # --notebooks-dir is also accepted after the subcommand (it is lupikit's option)
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--notebooks-dir", default=argparse.SUPPRESS,
+                        help="folder holding the book's notebooks (default: ./notebooks or above)")
     csub = p.add_subparsers(dest="classroom_command", required=True)
-    b = csub.add_parser("build", help="write the student and instructor editions")
+    b = csub.add_parser("build", help="write the student and instructor editions", parents=[common])
     b.add_argument("--out", help="output folder (default: _build/classroom next to notebooks/)")
     b.add_argument("--seed", type=int, default=0, help="course seed of the variants (default 0)")
     b.add_argument("--students", metavar="ROSTER", help="roster CSV, one student id a row: a variant each")
     b.add_argument("--no-book", action="store_true", help="skip the student book's HTML and PDF")
     b.set_defaults(func=cmd_build)
-    g = csub.add_parser("grade", help="grade submitted notebooks")
+    g = csub.add_parser("grade", help="grade submitted notebooks", parents=[common])
     g.add_argument("submissions", help="folder with a folder per student id")
-    g.add_argument("--out", required=True, help="scores CSV to write")
-    g.add_argument("--roster", help="roster CSV (default: every folder of SUBMISSIONS)")
-    g.add_argument("--seed", type=int, default=0, help="course seed the editions were built with (default 0)")
+    g.add_argument("--out", required=True,
+                   help="scores CSV to write, or to update: the rows of the students graded now are replaced, "
+                        "the others kept")
+    g.add_argument("--instructor", metavar="DIR",
+                   help="the instructor edition (instructor/ of `classroom build`): its notebooks, seed and "
+                        "roster are used (default: the checkout's _build/classroom/instructor, if any)")
+    g.add_argument("--roster", help="roster CSV (default: the edition's, else every folder of SUBMISSIONS)")
+    g.add_argument("--seed", type=int, default=None,
+                   help="course seed the editions were built with (default: the instructor edition's; "
+                        "required without one)")
+    g.add_argument("--students", nargs="+", metavar="ID",
+                   help="grade only these students (a regrade: the other rows of --out are kept)")
     g.add_argument("--time-limit", type=float, default=120.0,
                    help="seconds for one submitted notebook, all cells together (default 120)")
     g.add_argument("--jobs", type=int, default=2, help="notebooks graded at once (default 2)")
@@ -187,7 +252,7 @@ def add_classroom_parser(sub):
                    help="grade only these exercise notebooks (short names, e.g. boosting/exercises)")
     g.add_argument("--kernel", default="python3", help="Jupyter kernel name (default: python3)")
     g.set_defaults(func=cmd_grade)
-    c = csub.add_parser("check", help="check exercise notebooks as their author must (made-up submissions)")
+    c = csub.add_parser("check", help="check exercise notebooks as their author must (made-up submissions)", parents=[common])
     c.add_argument("notebooks", nargs="*", metavar="NOTEBOOK",
                    help="exercise notebooks, short names (default: all)")
     c.add_argument("--variants", type=int, default=3, help="students' variants the solutions run at (default 3)")
@@ -195,7 +260,7 @@ def add_classroom_parser(sub):
     c.add_argument("--jobs", type=int, default=2, help="notebooks graded at once (default 2)")
     c.add_argument("--kernel", default="python3", help="Jupyter kernel name (default: python3)")
     c.set_defaults(func=cmd_check)
-    k = csub.add_parser("pack", help="write the course pack (a zip for students)")
+    k = csub.add_parser("pack", help="write the course pack (a zip for students)", parents=[common])
     k.add_argument("--editions", help="the editions folder of `classroom build` (default: _build/classroom)")
     k.add_argument("--out", help="zip to write (default: EDITIONS/lupikit-student-pack.zip)")
     k.set_defaults(func=cmd_pack)
