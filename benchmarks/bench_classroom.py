@@ -110,7 +110,7 @@ def main(argv=None):
                         nb.cells = [c for c in nb.cells if (c.metadata.get("nbgrader") or {}).get("grade_id") != gid]
                 nbformat.write(copy.deepcopy(nb), target)
         scores = tmp / "scores.csv"
-        seconds, log = run([str(LUPIKIT), "classroom", "grade", str(subs), "--roster", str(roster),
+        seconds, log = run([str(LUPIKIT), "classroom", "grade", str(subs), "--instructor", str(instructor),
                             "--out", str(scores), "--jobs", str(args.jobs), "--time-limit", str(args.time_limit)])
         n = args.students * len(notebooks)
         print(f"grade {args.students} students x {len(notebooks)} notebooks ({n} submissions, {args.jobs} at once): "
