@@ -204,10 +204,12 @@ def test_the_scores_csv_and_the_reports(graded):
     report, tmp = graded
     with (tmp / "scores.csv").open() as fh:
         rows = list(csv.DictReader(fh))
-    assert list(rows[0]) == ["student", "toy/exercises:mean", "toy/exercises:squares", "total"]
+    assert list(rows[0]) == ["student", "toy/exercises:mean", "toy/exercises:squares", "total", "flags"]
     assert [r["student"] for r in rows][-1] == "max"
-    assert rows[-1]["total"] == "3" and rows[0] == {"student": "ada", "toy/exercises:mean": "2",
-                                                    "toy/exercises:squares": "1", "total": "3"}
+    assert rows[-1]["total"] == "3" and {k: v for k, v in rows[0].items() if k != "flags"} == {
+        "student": "ada", "toy/exercises:mean": "2", "toy/exercises:squares": "1", "total": "3"}
+    # ada and alan handed in the same solution notebook: flagged, and their scores unchanged
+    assert "the same code as alan (all 2 answers)" in rows[0]["flags"]
     text = (tmp / "scores-reports" / "loops.md").read_text()
     assert "Total: 2 of 3" in text and "time limit" in text
     assert (tmp / "scores-reports" / "ada" / "toy" / "exercises.ipynb").is_file()
@@ -378,8 +380,11 @@ def test_a_regrade_keeps_every_other_row_and_report_and_logs_each_run(graded):
     assert again["students"] == ["wrongmean"] and len(again["kept"]) == 9
     after = out.read_text().splitlines()
     assert len(after) == len(before) and after[0] == before[0] and after[-1] == before[-1]
-    changed = [(b, a) for b, a in zip(before, after) if a != b]
-    assert changed == [("wrongmean,0,1,1", "wrongmean,2,1,3")]
+    changed = [(b.split(",")[:4], a.split(",")[:4]) for b, a in zip(before, after)
+               if a.split(",")[:4] != b.split(",")[:4]]
+    assert changed == [(["wrongmean", "0", "1", "1"], ["wrongmean", "2", "1", "3"])]
+    # the flags are those of the notebooks as they are now: wrongmean's code is now ada's
+    assert "the same code as ada" in next(a for a in after if a.startswith("wrongmean,"))
     assert {p.name: p.read_text() for p in reports.glob("*.md") if p.name != "wrongmean.md"} == others
     assert "Total: 3 of 3" in (reports / "wrongmean.md").read_text()
     assert (reports / "ada" / "toy" / "exercises.ipynb").is_file()
@@ -393,3 +398,47 @@ def test_a_regrade_keeps_every_other_row_and_report_and_logs_each_run(graded):
     with pytest.raises(ValueError, match="not on the roster: zoe"):
         grade_submissions(subs, {"toy/exercises": tmp / "source" / "toy" / "exercises.ipynb"}, out,
                           roster=tmp / "roster.csv", only=["zoe"])
+
+
+def test_integrity_flags_name_copies_and_forbidden_calls_and_change_no_score(tmp_path):
+    """A class of four with their own variants: grace hands in ada's notebook verbatim (ada's header
+    and variant), bob types ada's code into his own notebook, eve uses a forbidden call, alan works
+    alone. The flags say so; the scores are what the hidden tests give, flags or not."""
+    nb_dir, path = write_project(tmp_path / "checkout")
+    source = nbformat.read(path, as_version=4)
+    for cell in source.cells:  # the mean must not be taken with numpy's median (to test the flag)
+        if (cell.metadata.get("nbgrader") or {}).get("grade_id") == "mean":
+            cell.metadata.setdefault("lupikit", {})["forbidden"] = ["median"]
+    nbformat.write(source, path)
+    roster = tmp_path / "roster.csv"
+    roster.write_text("student\nada\nalan\nbob\neve\ngrace\n")
+    eds = build_editions(nb_dir, tmp_path / "eds", roster=roster, seed=3)
+    handed = {s: nbformat.read(eds["student"] / s / "toy" / "exercises.ipynb", as_version=4)
+              for s in ("ada", "alan", "bob", "eve", "grace")}
+    ada_mean = "total = 0.0\nfor value in x:\n    total = total + value\nm = float(total / len(x))"
+    ada_sq = "s = float(sum(value * value for value in x))"
+    subs = tmp_path / "subs"
+    ada = with_answer(with_answer(handed["ada"], "mean", ada_mean), "squares", ada_sq)
+    submission(ada, subs, "ada")
+    submission(ada, subs, "grace")  # ada's file, verbatim
+    submission(with_answer(with_answer(handed["bob"], "mean", "# mine\n" + ada_mean.replace("\n", "\n\n")),
+                           "squares", ada_sq), subs, "bob")
+    submission(with_answer(with_answer(handed["alan"], "mean", "m = float(np.sum(x) / x.size)"),
+                           "squares", "s = float(x @ x)"), subs, "alan")
+    submission(with_answer(with_answer(handed["eve"], "mean", "m = float(np.mean(x)) + 0 * np.median(x)"),
+                           "squares", "s = float(np.dot(x, x))"), subs, "eve")
+    report = grade_submissions(subs, {"toy/exercises": eds["instructor"] / "toy" / "exercises.ipynb"},
+                               tmp_path / "scores.csv", roster=roster, seed=3, time_limit=30, n_jobs=2)
+    flags = report["flags"]
+    assert any(f"variant {variant_for('ada', 3)} is ada's" in f for f in flags["grace"])
+    assert any("the header names ada" in f for f in flags["grace"])
+    assert any("the same code as ada (mean-answer)" in f for f in flags["bob"])
+    assert any("the same code as bob" in f for f in flags["ada"])
+    assert any("mean used median, which the exercise forbids" in f for f in flags["eve"])
+    assert flags["alan"] == []
+    totals = {s: sum(v.values()) for s, v in report["scores"].items()}
+    assert totals == {"ada": 3, "alan": 3, "bob": 3, "eve": 3, "grace": 3}  # flags change no score
+    with (tmp_path / "scores.csv").open() as fh:
+        rows = {r["student"]: r for r in csv.DictReader(fh)}
+    assert rows["alan"]["flags"] == "" and "header names ada" in rows["grace"]["flags"]
+    assert "Flags" in (tmp_path / "scores-reports" / "grace.md").read_text()

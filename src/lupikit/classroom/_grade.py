@@ -38,7 +38,8 @@ from nbclient.exceptions import CellTimeoutError, DeadKernelError
 from tqdm.auto import tqdm
 
 from . import _answers
-from ._markup import read_questions, set_parameter
+from ._integrity import normalised_code, submission_flags
+from ._markup import read_questions, set_parameter, student_notebook
 from ._variants import check_student_id, read_roster, variant_for
 
 __all__ = ["GradeReport", "grade_submissions", "read_scores"]
@@ -224,10 +225,19 @@ def _fmt(points):
     return f"{points:g}"
 
 
-def _report_text(student, variant, questions, scores, reasons, notes):
+def _answer_cells(nb):
+    """``(answer cell id, source)`` of every answer cell of ``nb``."""
+    return [((c.get("metadata", {}).get("nbgrader") or {}).get("grade_id"), c.source) for c in nb.cells
+            if c.cell_type == "code" and (c.get("metadata", {}).get("nbgrader") or {}).get("solution")]
+
+
+def _report_text(student, variant, questions, scores, reasons, notes, flags=()):
     lines = [f"# Grades of {student}", "", f"Variant: {variant}", ""]
     total = sum(scores.values())
     lines += [f"Total: {_fmt(total)} of {_fmt(sum(q.points for q in questions))}", ""]
+    if flags:
+        lines += ["**Flags** (for the instructor to look at; they change no score):", ""]
+        lines += [f"- {f}" for f in flags] + [""]
     for rel in dict.fromkeys(q.notebook for q in questions):
         lines += [f"## {rel}", ""]
         for note in notes.get(rel, []):
@@ -257,25 +267,27 @@ def _write_atomically(path, text):
 def read_scores(path):
     """The rows of a scores CSV written by :func:`grade_submissions`: (columns, {student: row}).
 
-    ``columns`` are the question columns (without ``student`` and ``total``);
-    a row maps each column to its points (a float). The ``max`` row is left
-    out. A file that is not such a CSV raises ValueError.
+    ``columns`` are the question columns (without ``student``, ``total`` and
+    ``flags``); a row maps each column to its points (a float). The ``max``
+    row is left out. A file that is not such a CSV raises ValueError.
     """
     path = Path(path)
     with path.open(newline="", encoding="utf-8-sig") as fh:
         rows = list(csv.reader(fh))
-    if not rows or rows[0][:1] != ["student"] or rows[0][-1:] != ["total"]:
+    header = rows[0] if rows else []
+    tail = 2 if header[-2:] == ["total", "flags"] else 1
+    if header[:1] != ["student"] or header[-tail] != "total":
         raise ValueError(f"{path} is not a scores file of `lupikit classroom grade` (its first row must be "
-                         "student, the questions, total): give another --out.")
-    columns = rows[0][1:-1]
+                         "student, the questions, total, flags): give another --out.")
+    columns = header[1:-tail]
     out = {}
     for k, row in enumerate(rows[1:], start=2):
         if not row or row[0] == "max":
             continue
-        if len(row) != len(columns) + 2:
-            raise ValueError(f"{path}, row {k}: {len(row)} cells where the header has {len(columns) + 2}.")
+        if len(row) != len(header):
+            raise ValueError(f"{path}, row {k}: {len(row)} cells where the header has {len(header)}.")
         try:
-            out[row[0]] = {c: float(v) for c, v in zip(columns, row[1:-1])}
+            out[row[0]] = {c: float(v) for c, v in zip(columns, row[1:1 + len(columns)])}
         except ValueError as exc:
             raise ValueError(f"{path}, row {k}: a score that is not a number ({exc}).") from exc
     return columns, out
@@ -291,7 +303,7 @@ def _checksums(submissions, student, rels):
 
 
 def grade_submissions(submissions, sources, out, *, roster=None, seed=0, time_limit=120.0, n_jobs=2,
-                      kernel="python3", progress=False, keep_answers=True, only=None):
+                      kernel="python3", progress=False, keep_answers=True, only=None, per_student=None):
     """Grade every student's exercise notebooks; write the scores CSV and a report per student.
 
     Parameters
@@ -331,6 +343,10 @@ def grade_submissions(submissions, sources, out, *, roster=None, seed=0, time_li
     only : list of str or None
         Grade only these students of the roster (a regrade); the others'
         rows in ``out`` are kept.
+    per_student : bool or None
+        Whether the students were handed their notebooks at their own
+        variants (editions built with a roster), for the integrity flags;
+        None: when a roster is given.
 
     Returns
     -------
@@ -338,7 +354,9 @@ def grade_submissions(submissions, sources, out, *, roster=None, seed=0, time_li
         ``scores`` and ``reasons`` (student -> column -> value) of the
         students graded now, ``max`` (column -> points), ``students`` (those
         graded now), ``kept`` (the students whose earlier rows were kept),
-        ``out``, ``reports``, ``log``, ``seconds`` and ``grader_errors``
+        ``flags`` (student -> list of integrity flags, see
+        :mod:`lupikit.classroom._integrity`), ``out``, ``reports``, ``log``,
+        ``seconds`` and ``grader_errors``
         (the (student, notebook) pairs whose replay of the instructor's
         notebook failed).
     """
@@ -410,25 +428,32 @@ def grade_submissions(submissions, sources, out, *, roster=None, seed=0, time_li
     kept = [s for s in earlier if s not in scores]
     rows = {**{s: earlier[s] for s in kept}, **scores}
     order = [s for s in klass if s in rows] + sorted(s for s in rows if s not in klass)
+    # integrity flags, from the notebooks as they are now (they never change a score)
+    stubs = {rel: {aid: normalised_code(src) for aid, src in _answer_cells(student_notebook(nb))}
+             for rel, nb in nbs.items()}
+    flags = submission_flags(submissions, order, nbs, seed, stubs=stubs,
+                             per_student=roster is not None if per_student is None else per_student)
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(["student", *columns, "total"])
+    writer.writerow(["student", *columns, "total", "flags"])
     for s in order:
         row = [rows[s][c] for c in columns]
-        writer.writerow([s, *map(_fmt, row), _fmt(sum(row))])
-    writer.writerow(["max", *(_fmt(q.points) for q in every), _fmt(sum(q.points for q in every))])
+        writer.writerow([s, *map(_fmt, row), _fmt(sum(row)), "; ".join(flags.get(s, []))])
+    writer.writerow(["max", *(_fmt(q.points) for q in every), _fmt(sum(q.points for q in every)), ""])
     _write_atomically(out, buffer.getvalue())
     for s in students:
-        _write_atomically(reports / f"{s}.md", _report_text(s, variants[s], every, scores[s], reasons[s], notes[s]))
+        _write_atomically(reports / f"{s}.md", _report_text(s, variants[s], every, scores[s], reasons[s], notes[s],
+                                                            flags.get(s, [])))
     log = out.parent / f"{out.stem}-log.jsonl"
     entry = {
         "when": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
         "who": getpass.getuser(), "machine": platform.node(), "seed": seed, "graded": students, "kept": kept,
         "submissions": {s: _checksums(submissions, s, list(nbs)) for s in students},
         "scores": {s: {**scores[s], "total": sum(scores[s].values())} for s in students},
+        "flags": {s: flags.get(s, []) for s in students},
     }
     with log.open("a", encoding="utf-8") as fh:
         fh.write(json.dumps(entry) + "\n")
     return GradeReport(scores=scores, reasons=reasons, max={q.column: q.points for q in every},
-                       students=students, kept=kept, out=out, reports=reports, log=log,
+                       students=students, kept=kept, flags=flags, out=out, reports=reports, log=log,
                        grader_errors=sorted(grader_errors), seconds=time.perf_counter() - t0)

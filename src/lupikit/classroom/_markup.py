@@ -13,7 +13,9 @@ also an nbgrader ``source/`` notebook:
   student may run, and the hidden tests between ``### BEGIN HIDDEN TESTS``
   and ``### END HIDDEN TESTS``. Its ``metadata.lupikit`` names the variables
   that hold the answer (``"answers"``), says what the tests check
-  (``"checks"``) and how long the exercise takes (``"minutes"``);
+  (``"checks"``), how long the exercise takes (``"minutes"``) and,
+  optionally, names the answer must not use (``"forbidden"``: the student
+  edition says so above the answer, and the grader flags a use);
 * a **written exercise** is a sphinx-exercise ``{exercise}`` with its
   ``{solution}`` (Markdown pages and Markdown cells alike); its rubric is the
   last paragraph of the solution, starting with ``**Rubric**``.
@@ -252,6 +254,19 @@ def student_notebook(nb, *, variant=None, header=None):
             cell.metadata["tags"] = [t for t in tags if t not in ("hide-input", "remove-input", "remove-cell")]
         if (cell.metadata.get("nbgrader") or {}).get("grade") and cell.cell_type == "code" and not cell.source.strip():
             cell.source = _GRADED_NOTE
+    answer_cells = []
+    for cell in nb.cells:  # an answer whose question forbids names says so at its top
+        grader = cell.get("metadata", {}).get("nbgrader") or {}
+        if cell.cell_type != "code":
+            continue
+        if grader.get("solution"):
+            answer_cells.append(cell)
+        elif grader.get("grade"):
+            names = (cell.get("metadata", {}).get("lupikit") or {}).get("forbidden")
+            for answer in answer_cells if names else []:
+                answer.source = (f"# not to be used here: {', '.join(names)} (a use is flagged)\n"
+                                 + answer.source)
+            answer_cells = []
     if variant is not None:
         set_parameter(nb, "variant", int(variant),
                       "your variant of the exercises: do not change it (the grader uses the one of your id)")

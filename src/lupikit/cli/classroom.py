@@ -134,7 +134,7 @@ def _grading_plan(args):
             sources = {n: sources[n] for n in names}
         print(f"grading with the instructor edition {instructor} (seed {seed}"
               + (f", {len(roster)} students on its roster)" if roster else ")"), flush=True)
-        return sources, seed, roster
+        return sources, seed, roster, edition["students"] is not None
     if args.seed is None:
         raise BookError("there is no instructor edition to take the course seed from: give --instructor DIR "
                         "(the instructor/ folder of `lupikit classroom build`), or --seed N with the seed the "
@@ -144,16 +144,16 @@ def _grading_plan(args):
     except BookError as exc:
         raise BookError(f"{exc} (outside a checkout, give --instructor DIR: the instructor/ folder of "
                         "`lupikit classroom build`)") from exc
-    return sources, args.seed, roster
+    return sources, args.seed, roster, None
 
 
 def cmd_grade(args):
     try:
-        sources, seed, roster = _grading_plan(args)
+        sources, seed, roster, per_student = _grading_plan(args)
         report = classroom.grade_submissions(args.submissions, sources, args.out, roster=roster,
                                              seed=seed, time_limit=args.time_limit, n_jobs=args.jobs,
                                              kernel=args.kernel, progress=sys.stderr.isatty(),
-                                             only=args.students)
+                                             only=args.students, per_student=per_student)
     except (FileNotFoundError, ValueError) as exc:
         raise BookError(str(exc)) from exc
     total = sum(report["max"].values())
@@ -161,7 +161,9 @@ def cmd_grade(args):
           f"in {report['seconds']:.1f} s" + (f"; kept the earlier rows of {len(report['kept'])}"
                                                if report["kept"] else ""))
     for s in report["students"]:
-        print(f"  {s}: {sum(report['scores'][s].values()):g} of {total:g}")
+        flagged = report["flags"].get(s)
+        print(f"  {s}: {sum(report['scores'][s].values()):g} of {total:g}"
+              + (f"  [flags: {'; '.join(flagged)}]" if flagged else ""))
     print(f"scores:  {report['out']}")
     print(f"reports: {report['reports']}")
     print(f"log:     {report['log']}")

@@ -1,0 +1,200 @@
+"""Integrity flags of submissions: whose notebook it is, code shared between students, forbidden calls (private).
+
+Read from the submitted notebooks without running them, for the column
+``flags`` of the scores. A flag never changes a score; it tells the
+instructor where to look:
+
+* **another student's notebook**: the ``variant`` in the parameters cell is
+  not the student's (it is a classmate's, or of another seed), or the
+  student edition's header names another student;
+* **shared code**: an answer cell whose code, once comments and layout are
+  dropped, is the same as a classmate's, and at least :data:`MIN_TOKENS`
+  tokens long (short answers such as ``m = x.mean()`` are written alike by
+  honest students); or every answered cell of a notebook the same as a
+  classmate's, however short;
+* **a forbidden call**: a question's graded cell may list names that its
+  answer must not use (``metadata.lupikit.forbidden``, e.g. the library
+  class whose result the student is to compute by hand); the answer cells
+  of that question are parsed and a call, an import, a use of the name or a
+  ``getattr`` with it as a constant is flagged.
+
+Not detected: code rewritten beyond layout and comments (renamed
+variables, reordered lines), answers shared through another channel, or a
+forbidden result reached through other names.
+"""
+
+import ast
+import io
+import re
+import tokenize
+from pathlib import Path
+
+import nbformat
+
+from ._variants import variant_for
+
+__all__ = ["MIN_TOKENS", "forbidden_uses", "normalised_code", "submission_flags"]
+
+#: an answer cell shared with a classmate is flagged from this many tokens on
+MIN_TOKENS = 25
+
+_VARIANT = re.compile(r"^\s*variant\s*(?::\s*int\s*)?=\s*(\d+)", re.M)
+_HEADER = re.compile(r"Student edition\*\* of the lupikit exercises for \*\*([^*]+)\*\*")
+
+
+def normalised_code(source):
+    """The tokens of ``source`` without comments and layout, as a tuple of strings.
+
+    Examples
+    --------
+    >>> normalised_code("m = x.mean()  # the mean") == normalised_code("m=x.mean( )\\n\\n")
+    True
+    """
+    try:
+        tokens = list(tokenize.generate_tokens(io.StringIO(source).readline))
+    except (tokenize.TokenError, SyntaxError, IndentationError):
+        return tuple(source.split())
+    skip = {tokenize.COMMENT, tokenize.NL, tokenize.ENCODING, tokenize.ENDMARKER}
+    return tuple(tokenize.tok_name[t.type] if t.type in (tokenize.NEWLINE, tokenize.INDENT, tokenize.DEDENT)
+                 else t.string for t in tokens if t.type not in skip)
+
+
+def forbidden_uses(source, names):
+    """The uses of the ``names`` in Python ``source``: a list of ``(name, how)``.
+
+    Examples
+    --------
+    >>> forbidden_uses("from lupikit.relevance import FeatureRelevanceBounds as F\\nF().fit(X, y)",
+    ...                ["FeatureRelevanceBounds"])
+    [('FeatureRelevanceBounds', 'imported')]
+    >>> forbidden_uses("import lupikit.relevance as r\\nb = r.FeatureRelevanceBounds()", ["FeatureRelevanceBounds"])
+    [('FeatureRelevanceBounds', 'used')]
+    >>> forbidden_uses("# FeatureRelevanceBounds would do it\\nx = 1", ["FeatureRelevanceBounds"])
+    []
+    """
+    names = set(names)
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return []
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            for alias in node.names:
+                if alias.name.rsplit(".", 1)[-1] in names:
+                    found.append((alias.name.rsplit(".", 1)[-1], "imported"))
+        elif isinstance(node, ast.Name) and node.id in names:
+            found.append((node.id, "used"))
+        elif isinstance(node, ast.Attribute) and node.attr in names:
+            found.append((node.attr, "used"))
+        elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "getattr"
+              and len(node.args) >= 2 and isinstance(node.args[1], ast.Constant) and node.args[1].value in names):
+            found.append((node.args[1].value, "used through getattr"))
+    return list(dict.fromkeys(found))
+
+
+def _grader(cell):
+    return cell.get("metadata", {}).get("nbgrader") or {}
+
+
+def _answers_by_question(nb):
+    """{graded cell id: [(answer cell id, source), ...]}: the answer cells before each graded cell."""
+    out, pending = {}, []
+    for cell in nb.cells:
+        g = _grader(cell)
+        if cell.cell_type != "code":
+            continue
+        if g.get("solution"):
+            pending.append((g.get("grade_id"), cell.source))
+        elif g.get("grade") and g.get("grade_id"):
+            out[g["grade_id"]] = pending
+            pending = []
+    return out
+
+
+def _read(path):
+    try:
+        return nbformat.read(path, as_version=4)
+    except Exception:  # noqa: BLE001 - an unreadable submission is graded (and explained) elsewhere
+        return None
+
+
+def submission_flags(submissions, students, sources, seed, stubs=None, per_student=True):
+    """The integrity flags of each student's submission: {student: [flag, ...]}.
+
+    Parameters
+    ----------
+    submissions : path
+        ``<submissions>/<student>/<notebook>.ipynb``.
+    students : list of str
+        The class (every student whose code is compared).
+    sources : dict of str to NotebookNode
+        The instructor's notebooks by short name (for the forbidden names).
+    seed : int
+        The course seed (a student's variant is derived from it).
+    stubs : dict or None
+        ``{notebook: {answer cell id: normalised code}}`` of the student
+        edition: an answer left as handed out is not "shared".
+    per_student : bool, default=True
+        Whether each student was handed the notebooks at their own variant
+        (an edition built with a roster); otherwise everyone's is ``seed``.
+    """
+    submissions = Path(submissions)
+    variants = {variant_for(s, seed): s for s in students}
+    flags = {s: [] for s in students}
+    code = {}  # (notebook, answer id) -> {student: tokens}
+    answered = {}  # (student, notebook) -> {answer id: tokens}
+    for s in students:
+        for rel, source in sources.items():
+            nb = _read(submissions / s / f"{rel}.ipynb")
+            if nb is None:
+                continue
+            for cell in nb.cells:
+                if cell.cell_type == "code" and "parameters" in cell.get("metadata", {}).get("tags", []):
+                    m = _VARIANT.search(cell.source)
+                    expected = variant_for(s, seed) if per_student else seed
+                    if m and int(m.group(1)) != expected:
+                        owner = variants.get(int(m.group(1))) if per_student else None
+                        flags[s].append(f"{rel}: variant {m.group(1)} is {owner}'s" if owner else
+                                        f"{rel}: variant {m.group(1)} is not the one handed out ({expected})")
+                    break
+            for cell in nb.cells:
+                if cell.cell_type == "markdown":
+                    m = _HEADER.search(cell.source)
+                    if m and m.group(1).strip() != s:
+                        flags[s].append(f"{rel}: the header names {m.group(1).strip()}")
+                        break
+            forbidden = {}
+            for cell in source.cells:
+                g = _grader(cell)
+                names = (cell.get("metadata", {}).get("lupikit") or {}).get("forbidden")
+                if g.get("grade") and names:
+                    forbidden[g["grade_id"]] = list(names)
+            for question, cells in _answers_by_question(nb).items():
+                for answer_id, text in cells:
+                    for name, how in forbidden_uses(text, forbidden.get(question, [])):
+                        flags[s].append(f"{rel}: {question} {how} {name}, which the exercise forbids")
+                    tokens = normalised_code(text)
+                    stub = (stubs or {}).get(rel, {}).get(answer_id)
+                    if tokens and tokens != stub:
+                        code.setdefault((rel, answer_id), {})[s] = tokens
+                        answered.setdefault((s, rel), {})[answer_id] = tokens
+    shared = {}
+    for (rel, answer_id), by_student in code.items():
+        groups = {}
+        for s, tokens in by_student.items():
+            groups.setdefault(tokens, []).append(s)
+        for tokens, group in groups.items():
+            for a in group:
+                for b in group:
+                    if a < b:
+                        shared.setdefault((a, b, rel), []).append((answer_id, len(tokens)))
+    for (a, b, rel), cells in sorted(shared.items()):
+        long = [cid for cid, n in cells if n >= MIN_TOKENS]
+        whole = (len(cells) >= 2 and len(cells) == len(answered.get((a, rel), {}))
+                 == len(answered.get((b, rel), {})))
+        if long or whole:
+            which = ", ".join(long) if long else f"all {len(cells)} answers"
+            flags[a].append(f"{rel}: the same code as {b} ({which})")
+            flags[b].append(f"{rel}: the same code as {a} ({which})")
+    return flags
