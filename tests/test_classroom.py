@@ -259,6 +259,10 @@ def test_the_classroom_commands(tmp_path, monkeypatch, capsys):
     assert cli_main(["classroom", "grade", str(subs), "--instructor", instructor, "--out", str(tmp_path / "s.csv"),
                      "--time-limit", "60"]) == 0
     assert "ada: 3 of 3" in capsys.readouterr().out
+    assert cli_main(["classroom", "export", str(tmp_path / "s.csv"), "--format", "canvas",
+                     "--out", str(tmp_path / "canvas.csv")]) == 0
+    assert "canvas grades:" in capsys.readouterr().out
+    assert (tmp_path / "canvas.csv").read_text().splitlines()[1] == ",ada,,,,3"
     assert cli_main(["classroom", "grade", str(tmp_path / "nowhere"), "--instructor", instructor,
                      "--out", str(tmp_path / "s.csv")]) == 2
     assert "is not a folder" in capsys.readouterr().err
@@ -442,3 +446,67 @@ def test_integrity_flags_name_copies_and_forbidden_calls_and_change_no_score(tmp
         rows = {r["student"]: r for r in csv.DictReader(fh)}
     assert rows["alan"]["flags"] == "" and "header names ada" in rows["grace"]["flags"]
     assert "Flags" in (tmp_path / "scores-reports" / "grace.md").read_text()
+
+
+# ---------------------------------------------------------------- the LMS's files
+CANVAS_EXPORT = (
+    "Student,ID,SIS User ID,SIS Login ID,Section,Homework 1 (1234),Current Score\n"
+    "    Points Possible,,,,,10,(read only)\n"
+    "\"Lovelace, Ada\",101,s001,ada,Section A,8,80\n"
+    "\"Turing, Alan\",102,s002,alan,Section A,9,90\n"
+    "\"Student, Test\",999,,,Section A,,\n"
+    "Test Student,998,,,Section A,,\n")
+MOODLE_EXPORT = ("First name;Last name;ID number;Institution;Department;Email address;Username\n"
+                 "Ada;Lovelace;;UCL;CS;ada@example.org;ada\n"
+                 "Alan;Turing;;UCL;CS;alan@example.org;alan\n")
+
+
+@pytest.mark.parametrize("text, id_column, ids", [
+    (CANVAS_EXPORT, None, ["101", "102"]),
+    (CANVAS_EXPORT, "SIS Login ID", ["ada", "alan"]),
+    (MOODLE_EXPORT, None, ["ada", "alan"]),
+    (MOODLE_EXPORT, "Email address", ["ada@example.org", "alan@example.org"]),
+    ("username\nada\nalan\n", None, ["ada", "alan"]),
+    ("ada;Ada Lovelace\nalan;Alan Turing\n", None, ["ada", "alan"]),
+    ("name,login\nAda Lovelace,ada\nAlan Turing,alan\n", "login", ["ada", "alan"]),
+    ("name,login\nAda Lovelace,ada\nAlan Turing,alan\n", 2, ["ada", "alan"]),
+])
+def test_rosters_from_lms_exports_and_spreadsheets(tmp_path, text, id_column, ids):
+    """A header is never a student: Canvas's gradebook export (its Points Possible and Test
+    Student rows skipped), Moodle's semicolon export, plain lists with a username header."""
+    path = tmp_path / "roster.csv"
+    path.write_text(text, encoding="utf-8-sig")
+    assert read_roster(path, id_column=id_column) == ids
+
+
+def test_an_unknown_id_column_is_refused_with_the_headers(tmp_path):
+    path = tmp_path / "roster.csv"
+    path.write_text(MOODLE_EXPORT)
+    with pytest.raises(ValueError, match="'Matrikel' is not a header of roster.csv; its headers are: First name"):
+        read_roster(path, id_column="Matrikel")
+
+
+def test_grades_exported_for_canvas_and_moodle_round_trip_through_the_roster_reader(tmp_path):
+    from lupikit.classroom import export_grades, read_roster_table
+
+    scores = tmp_path / "scores.csv"
+    scores.write_text("student,toy/exercises:mean,toy/exercises:squares,total,flags\n"
+                      "101,2,1,3,\n102,0,1,1,\nmax,2,1,3,\n")
+    canvas = tmp_path / "canvas.csv"
+    canvas.write_text(CANVAS_EXPORT)
+    done = export_grades(scores, tmp_path / "to-canvas.csv", "canvas", roster=canvas, per_question=True)
+    with (tmp_path / "to-canvas.csv").open() as fh:
+        rows = list(csv.DictReader(fh))
+    assert list(rows[0])[:5] == ["Student", "ID", "SIS User ID", "SIS Login ID", "Section"]
+    assert [(r["Student"], r["ID"], r["SIS Login ID"], r["lupikit exercises"]) for r in rows] == [
+        ("Lovelace, Ada", "101", "ada", "3"), ("Turing, Alan", "102", "alan", "1")]
+    assert rows[0]["lupikit exercises: toy/exercises:mean"] == "2" and "max" not in (r["ID"] for r in rows)
+    assert done["missing"] == []
+    # the file Canvas imports is again a Canvas roster with the same students
+    assert [s["id"] for s in read_roster_table(tmp_path / "to-canvas.csv")] == ["101", "102"]
+    moodle = tmp_path / "moodle.csv"
+    moodle.write_text(MOODLE_EXPORT)
+    scores.write_text("student,toy/exercises:mean,toy/exercises:squares,total,flags\nada,2,1,3,\nmax,2,1,3,\n")
+    export_grades(scores, tmp_path / "to-moodle.csv", "moodle", roster=moodle)
+    lines = (tmp_path / "to-moodle.csv").read_text().splitlines()
+    assert lines == ["Username,Full name,lupikit exercises", "ada,Ada Lovelace,3", "alan,Alan Turing,"]

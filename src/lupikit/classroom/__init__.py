@@ -32,6 +32,7 @@ _HOMES = {
     "check_exercise_notebook": "_check",
     "Editions": "_editions", "build_editions": "_editions", "find_leaks": "_editions",
     "solution_texts": "_editions",
+    "export_grades": "_export",
     "GradeReport": "_grade", "grade_submissions": "_grade", "read_scores": "_grade",
     "read_edition": "_instructor", "reconcile": "_instructor",
     "HIDDEN_NOTE": "_markup", "hide_hidden_tests": "_markup",
@@ -39,7 +40,7 @@ _HOMES = {
     "student_notebook": "_markup",
     "is_exercise_notebook": "_notebooks",
     "make_pack": "_pack", "pinned_requirements": "_pack",
-    "read_roster": "_variants", "variant_for": "_variants",
+    "read_roster": "_variants", "variant_for": "_variants", "read_roster_table": "_roster",
     "written_exercises": "_written",
 }
 
@@ -64,6 +65,7 @@ __all__ = [
     "Question",
     "build_editions",
     "check_exercise_notebook",
+    "export_grades",
     "find_leaks",
     "grade_submissions",
     "hide_hidden_tests",
@@ -73,6 +75,7 @@ __all__ = [
     "read_edition",
     "read_questions",
     "read_roster",
+    "read_roster_table",
     "read_scores",
     "reconcile",
     "solution_texts",

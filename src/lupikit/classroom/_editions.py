@@ -204,7 +204,7 @@ def _in_part(exercises, rel):
     return [{**ex, "part": rel.split("/")[0]} for ex in exercises]
 
 
-def build_editions(notebooks_dir, out, *, book_dir=None, seed=0, roster=None):
+def build_editions(notebooks_dir, out, *, book_dir=None, seed=0, roster=None, id_column=None):
     """Write ``out/student/`` and ``out/instructor/`` from the book's sources.
 
     Parameters
@@ -220,8 +220,11 @@ def build_editions(notebooks_dir, out, *, book_dir=None, seed=0, roster=None):
         The course seed: the variant of the common student edition, and with
         a roster the seed each student's variant is derived from.
     roster : path or None
-        A roster CSV (one student id a row): each student gets the exercise
-        notebooks at their own variant, ``student/<id>/<part>/<name>.ipynb``.
+        A roster CSV (one student id a row, or a Canvas or Moodle export):
+        each student gets the exercise notebooks at their own variant,
+        ``student/<id>/<part>/<name>.ipynb``.
+    id_column : str, int or None
+        The roster's column of ids (see :func:`read_roster`).
 
     Returns
     -------
@@ -233,7 +236,7 @@ def build_editions(notebooks_dir, out, *, book_dir=None, seed=0, roster=None):
         raise FileNotFoundError(f"notebooks: {notebooks_dir} is not a folder.")
     if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
         raise ValueError(f"seed must be an integer >= 0, got {seed!r}.")
-    students = read_roster(roster) if roster is not None else None
+    students = read_roster(roster, id_column=id_column) if roster is not None else None
     paths = sorted(p for p in notebooks_dir.rglob("*.ipynb") if ".ipynb_checkpoints" not in p.parts)
     student_dir, instructor_dir = out / "student", out / "instructor"
     for d in (student_dir, instructor_dir):

@@ -6,15 +6,12 @@ two ids almost never share one (about 1 in 2**31), and nobody can pick another
 student's variant without knowing their id.
 """
 
-import csv
 import hashlib
 import re
-from pathlib import Path
 
 __all__ = ["read_roster", "variant_for", "check_student_id"]
 
 _ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._@+-]{0,127}")
-_HEADERS = {"student", "id", "student_id", "student id"}
 
 
 def check_student_id(student_id, where="student id"):
@@ -57,11 +54,15 @@ def variant_for(student_id, seed=0):
     return int.from_bytes(digest[:4], "big") % 2**31
 
 
-def read_roster(path):
-    """The student ids of a roster file: a CSV with one id a row (first column).
+def read_roster(path, id_column=None):
+    """The student ids of a roster file, in its order.
 
-    A first row whose first cell is ``student`` or ``id`` is a header. Blank
-    rows are skipped.
+    A plain CSV with one id a row (first column; a first row of headers such
+    as ``student`` or ``id`` is skipped), or a Canvas or Moodle export,
+    comma, semicolon or tab separated: see
+    :func:`lupikit.classroom._roster.read_roster_table`, which also gives
+    the names and e-mails. ``id_column`` (a header or a 1-based number)
+    names the id column. Blank rows are skipped.
 
     Raises
     ------
@@ -77,24 +78,10 @@ def read_roster(path):
     >>> _ = path.write_text("student\\nada\\nalan\\n")
     >>> read_roster(path)
     ['ada', 'alan']
+    >>> _ = path.write_text("Nachname;Vorname;Username\\nLovelace;Ada;ada\\nTuring;Alan;alan\\n")
+    >>> read_roster(path)
+    ['ada', 'alan']
     """
-    path = Path(path)
-    if not path.is_file():
-        raise FileNotFoundError(f"roster: {path} does not exist (a CSV file with one student id a row).")
-    ids, seen = [], {}
-    with path.open(newline="", encoding="utf-8-sig") as fh:
-        for number, row in enumerate(csv.reader(fh), start=1):
-            cells = [c.strip() for c in row]
-            if not cells or not cells[0]:
-                continue
-            if number == 1 and cells[0].lower() in _HEADERS:
-                continue
-            sid = check_student_id(cells[0], where=f"roster {path.name}, row {number}:")
-            if sid in seen:
-                raise ValueError(f"roster {path.name}: student id {sid!r} appears twice "
-                                 f"(rows {seen[sid]} and {number}).")
-            seen[sid] = number
-            ids.append(sid)
-    if not ids:
-        raise ValueError(f"roster {path.name} lists no student id.")
-    return ids
+    from ._roster import read_roster_table
+
+    return [s["id"] for s in read_roster_table(path, id_column=id_column)]

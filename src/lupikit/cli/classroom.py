@@ -72,7 +72,7 @@ def cmd_build(args):
     t0 = time.perf_counter()
     try:
         editions = classroom.build_editions(nb_dir, out, book_dir=paths.pages if paths.pages.is_dir() else None,
-                                            seed=args.seed, roster=args.students)
+                                            seed=args.seed, roster=args.students, id_column=args.id_column)
     except (FileNotFoundError, ValueError, RuntimeError) as exc:
         raise BookError(str(exc)) from exc
     questions = editions["questions"]
@@ -120,7 +120,7 @@ def _grading_plan(args):
             default = None
         if default is not None and (default / "edition.json").is_file():
             instructor = default
-    roster = classroom.read_roster(args.roster) if args.roster else None
+    roster = classroom.read_roster(args.roster, id_column=args.id_column) if args.roster else None
     if instructor is not None:
         edition = classroom.read_edition(instructor)
         seed, roster = classroom.reconcile(edition, seed=args.seed, roster=roster)
@@ -171,6 +171,19 @@ def cmd_grade(args):
         pairs = ", ".join(f"{s} ({n})" for s, n in report["grader_errors"][:5])
         raise BookError(f"the instructor's notebook failed for {len(report['grader_errors'])} submission(s), "
                        f"e.g. {pairs}: see the reports (a bug of the exercise, not of the students).")
+    return 0
+
+
+def cmd_export(args):
+    try:
+        done = classroom.export_grades(args.scores, args.out, args.format, roster=args.roster,
+                                       id_column=args.id_column, title=args.title,
+                                       per_question=args.per_question)
+    except (FileNotFoundError, ValueError) as exc:
+        raise BookError(str(exc)) from exc
+    print(f"{args.format} grades: {done['out']} ({done['rows']} students"
+          + (f"; no grade yet for {len(done['missing'])}: {', '.join(done['missing'][:5])}" if done["missing"]
+             else "") + ")")
     return 0
 
 
@@ -230,7 +243,9 @@ def add_classroom_parser(sub):
     b = csub.add_parser("build", help="write the student and instructor editions", parents=[common])
     b.add_argument("--out", help="output folder (default: _build/classroom next to notebooks/)")
     b.add_argument("--seed", type=int, default=0, help="course seed of the variants (default 0)")
-    b.add_argument("--students", metavar="ROSTER", help="roster CSV, one student id a row: a variant each")
+    b.add_argument("--students", metavar="ROSTER",
+                   help="roster CSV (one student id a row, or a Canvas or Moodle export): a variant each")
+    b.add_argument("--id-column", help="the roster's column of student ids: a header or a number from 1")
     b.add_argument("--no-book", action="store_true", help="skip the student book's HTML and PDF")
     b.set_defaults(func=cmd_build)
     g = csub.add_parser("grade", help="grade submitted notebooks", parents=[common])
@@ -241,7 +256,9 @@ def add_classroom_parser(sub):
     g.add_argument("--instructor", metavar="DIR",
                    help="the instructor edition (instructor/ of `classroom build`): its notebooks, seed and "
                         "roster are used (default: the checkout's _build/classroom/instructor, if any)")
-    g.add_argument("--roster", help="roster CSV (default: the edition's, else every folder of SUBMISSIONS)")
+    g.add_argument("--roster", help="roster CSV, or a Canvas or Moodle export (default: the edition's, else "
+                                    "every folder of SUBMISSIONS)")
+    g.add_argument("--id-column", help="the roster's column of student ids: a header or a number from 1")
     g.add_argument("--seed", type=int, default=None,
                    help="course seed the editions were built with (default: the instructor edition's; "
                         "required without one)")
@@ -254,6 +271,15 @@ def add_classroom_parser(sub):
                    help="grade only these exercise notebooks (short names, e.g. boosting/exercises)")
     g.add_argument("--kernel", default="python3", help="Jupyter kernel name (default: python3)")
     g.set_defaults(func=cmd_grade)
+    e = csub.add_parser("export", parents=[common], help="grades for Canvas's or Moodle's grade import")
+    e.add_argument("scores", help="the scores CSV of `classroom grade`")
+    e.add_argument("--format", required=True, choices=["canvas", "moodle"], help="the LMS's import format")
+    e.add_argument("--out", required=True, help="the file to write")
+    e.add_argument("--roster", help="the LMS's roster export (its columns are copied; default: the ids of SCORES)")
+    e.add_argument("--id-column", help="the roster's column of student ids: a header or a number from 1")
+    e.add_argument("--title", default="lupikit exercises", help="the assignment / grade item (default: %(default)s)")
+    e.add_argument("--per-question", action="store_true", help="also a column per question")
+    e.set_defaults(func=cmd_export)
     c = csub.add_parser("check", help="check exercise notebooks as their author must (made-up submissions)", parents=[common])
     c.add_argument("notebooks", nargs="*", metavar="NOTEBOOK",
                    help="exercise notebooks, short names (default: all)")
