@@ -510,3 +510,62 @@ def test_grades_exported_for_canvas_and_moodle_round_trip_through_the_roster_rea
     export_grades(scores, tmp_path / "to-moodle.csv", "moodle", roster=moodle)
     lines = (tmp_path / "to-moodle.csv").read_text().splitlines()
     assert lines == ["Username,Full name,lupikit exercises", "ada,Ada Lovelace,3", "alan,Alan Turing,"]
+
+
+# ---------------------------------------------------------------- the pack on every laptop
+@pytest.mark.parametrize("system, platform_tag", [("Linux", "linux"), ("Darwin", "darwin"), ("Windows", "win32")])
+def test_the_packs_requirements_pick_an_xgboost_wheel_that_exists_on_each_platform(system, platform_tag):
+    """Offline check of the environment markers of requirements.txt (and of the wheel's own
+    requirements in pyproject.toml): XGBoost's CPU-only wheel has no macOS build, so macOS gets
+    the full wheel and the others the CPU build, at the same version, exactly one of them."""
+    import tomllib
+
+    from packaging.requirements import Requirement
+
+    from lupikit.classroom import pinned_requirements
+
+    env = {"platform_system": system, "sys_platform": platform_tag, "os_name": "nt" if system == "Windows" else "posix"}
+    lines = [line for line in pinned_requirements("lupikit-0-py3-none-any.whl").splitlines()
+             if line and not line.startswith(("#", "./"))]
+    chosen = [Requirement(line) for line in lines if Requirement(line).marker is None
+              or Requirement(line).marker.evaluate(env)]
+    xgb = [r for r in chosen if r.name.startswith("xgboost")]
+    assert [r.name for r in xgb] == (["xgboost"] if system == "Darwin" else ["xgboost-cpu"])
+    assert len({str(r.specifier) for r in xgb}) == 1
+    deps = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["dependencies"]
+    wheel_xgb = [Requirement(d).name for d in deps if Requirement(d).name.startswith("xgboost")
+                 and (Requirement(d).marker is None or Requirement(d).marker.evaluate(env))]
+    assert wheel_xgb == [r.name for r in xgb]
+
+
+def test_per_student_packs_hold_only_each_students_variant(tmp_path):
+    """--per-student: one zip per student, with the chapters and that student's own exercise
+    notebooks where the README says (notebooks/<part>/), and no other student's id or notebook."""
+    import zipfile
+
+    from lupikit.classroom import make_pack
+
+    nb_dir, _ = write_project(tmp_path / "checkout")
+    roster = tmp_path / "roster.csv"
+    roster.write_text("student\nada\nalan\n")
+    eds = build_editions(nb_dir, tmp_path / "eds", roster=roster, seed=5)
+    packs = make_pack(eds["student"], tmp_path / "packs" / "course.zip", project=ROOT, per_student=True)
+    assert sorted(packs["paths"]) == ["ada", "alan"]
+    for sid, other in (("ada", "alan"), ("alan", "ada")):
+        with zipfile.ZipFile(packs["paths"][sid]) as zf:
+            names = zf.namelist()
+            root = f"course-{sid}"
+            assert f"{root}/notebooks/toy/exercises.ipynb" in names and f"{root}/notebooks/toy/chapter.ipynb" in names
+            assert not any(other in n for n in names) and not any(f"/{sid}/" in n for n in names)
+            nb = nbformat.reads(zf.read(f"{root}/notebooks/toy/exercises.ipynb").decode(), as_version=4)
+            assert f"variant: int = {variant_for(sid, 5)}" in "".join(c.source for c in nb.cells)
+            readme = zf.read(f"{root}/README.md").decode()
+            assert "`notebooks/<part>/exercises.ipynb`" in readme
+    # the pack for everyone names each student's folder
+    whole = make_pack(eds["student"], tmp_path / "all.zip", project=ROOT)
+    assert "all/notebooks/ada/toy/exercises.ipynb" in whole["files"]
+    with zipfile.ZipFile(tmp_path / "all.zip") as zf:
+        assert "notebooks/<your id>/<part>/exercises.ipynb" in zf.read("all/README.md").decode()
+    with pytest.raises(ValueError, match="built without a roster"):
+        plain = build_editions(nb_dir, tmp_path / "plain")
+        make_pack(plain["student"], tmp_path / "x.zip", project=ROOT, per_student=True)

@@ -38,10 +38,11 @@ where a cell says `# YOUR CODE HERE` (delete the `raise NotImplementedError()`
 line), and run the check cell below it: it says whether your answer has the
 right form. Hidden tests check its value when your notebook is graded; they
 use your own variant of the data, so run the whole notebook from the top.
+Your exercise notebooks are {where}.
 
 To run every public check of a notebook from a terminal:
 
-    python run_checks.py notebooks/<part>/exercises.ipynb
+    python run_checks.py <the notebook's path, e.g. notebooks/boosting/exercises.ipynb>
 
 ## Data
 
@@ -99,11 +100,31 @@ def _version(name):
         return None
 
 
+#: XGBoost's CPU-only wheel has no macOS build: the full wheel there (as in pyproject.toml)
+_XGBOOST_MARKERS = {"xgboost-cpu": "platform_system != 'Darwin'", "xgboost": "platform_system == 'Darwin'"}
+
+
 def pinned_requirements(wheel_name):
-    """The lines of ``requirements.txt``: the library's wheel, then each package at this machine's version."""
+    """The lines of ``requirements.txt``: the library's wheel, then each package at this machine's version.
+
+    XGBoost is pinned twice, at the version installed here: ``xgboost-cpu``
+    on Linux and Windows, ``xgboost`` on macOS (environment markers), so
+    that one file installs on every student's laptop.
+
+    Examples
+    --------
+    >>> lines = pinned_requirements("lupikit-1.0-py3-none-any.whl").splitlines()
+    >>> [line.split("==")[0] for line in lines if line.startswith("xgboost")]
+    ['xgboost-cpu', 'xgboost']
+    """
     lines = ["# the packages of the lupikit exercises, at the versions they were built and tested with",
              f"./{wheel_name}"]
+    xgboost = _version("xgboost-cpu") or _version("xgboost")
     for name in PINNED:
+        if name in _XGBOOST_MARKERS:
+            if xgboost is not None:
+                lines.append(f"{name}=={xgboost}; {_XGBOOST_MARKERS[name]}")
+            continue
         version = _version(name)
         if version is not None:
             lines.append(f"{name}=={version}")
@@ -129,7 +150,13 @@ def _build_wheel(project, folder):
     return wheels[-1]
 
 
-def make_pack(student_dir, out, *, project, data_home=None, pdf=None):
+def _student_folders(student_dir):
+    """The per-student folders of an edition built with a roster (``<id>/<part>/exercises*.ipynb``)."""
+    return sorted(d for d in Path(student_dir).iterdir()
+                  if d.is_dir() and d.name != "book" and any(d.glob("*/exercises*.ipynb")))
+
+
+def make_pack(student_dir, out, *, project, data_home=None, pdf=None, per_student=False):
     """Write the course pack, a zip of the student edition, the data, the PDF and the requirements.
 
     Parameters
@@ -145,11 +172,17 @@ def make_pack(student_dir, out, *, project, data_home=None, pdf=None):
         ``metadata.lupikit.data``) are read from.
     pdf : path or None
         The student PDF, if it was built.
+    per_student : bool, default=False
+        With an edition built with a roster, one zip per student
+        (``<out stem>-<id>.zip``), holding the chapters and only that
+        student's exercise notebooks, at ``notebooks/<part>/``.
 
     Returns
     -------
     dict
-        ``path``, ``files`` (names in the zip), ``data`` (the data files) and ``requirements``.
+        ``path``, ``files`` (names in the zip), ``data`` (the data files) and
+        ``requirements``; with ``per_student``, ``paths`` (student id ->
+        zip) and ``files`` of the first.
     """
     student_dir, out = Path(student_dir), Path(out)
     if not student_dir.is_dir():
@@ -168,28 +201,52 @@ def make_pack(student_dir, out, *, project, data_home=None, pdf=None):
             raise FileNotFoundError(f"the exercises need the data file {name}, not found in the data home "
                                     f"{data_home!r} (set LUPIKIT_DATA; the book's Data page says where to get it).")
         data.append(source)
+    ids = _student_folders(student_dir)
+    if per_student and not ids:
+        raise ValueError(f"student edition: {student_dir} was built without a roster (no <id>/<part>/exercises "
+                         "notebooks): there is one pack for everyone.")
+    common = [p for p in notebooks if not any(d in p.parents for d in ids)]
+
+    def relative(p):  # a student's own notebooks go where the common edition has them
+        owner = next((d for d in ids if d in p.parents), None)
+        return p.relative_to(owner if per_student and owner is not None else student_dir).as_posix()
+
+    where = ("`notebooks/<your id>/<part>/exercises.ipynb` (the folder of your id: its notebooks are made "
+             "from your variant of the data)" if ids and not per_student else "`notebooks/<part>/exercises.ipynb`")
     with tempfile.TemporaryDirectory(prefix="lupikit-pack-") as tmp:
         wheel = _build_wheel(project, tmp)
         requirements = pinned_requirements(wheel.name)
         readme = _README.format(
             pdf="the book without solutions as a PDF (`lupikit-student.pdf`), " if pdf else "",
-            python=f"{sys.version_info.major}.{sys.version_info.minor}", wheel=wheel.name,
+            python=f"{sys.version_info.major}.{sys.version_info.minor}", wheel=wheel.name, where=where,
             data=("The exercises need these files, in `data/`; keep the folder beside `notebooks/` "
                   "and set `LUPIKIT_DATA` to it (`export LUPIKIT_DATA=$PWD/data`): "
                   + ", ".join(f"`{d.name}`" for d in data)) if data else
                  "The exercises make their own data; they need no data file.")
         out.parent.mkdir(parents=True, exist_ok=True)
-        root = out.stem
-        with zipfile.ZipFile(out, "w", compression=zipfile.ZIP_DEFLATED) as zf:
-            for p in notebooks:
-                zf.write(p, f"{root}/notebooks/{p.relative_to(student_dir).as_posix()}")
-            for d in data:
-                zf.write(d, f"{root}/data/{d.name}")
-            if pdf:
-                zf.write(pdf, f"{root}/lupikit-student.pdf")
-            zf.write(wheel, f"{root}/{wheel.name}")
-            zf.writestr(f"{root}/requirements.txt", requirements)
-            zf.writestr(f"{root}/README.md", readme)
-            zf.writestr(f"{root}/run_checks.py", RUN_CHECKS)
-            files = zf.namelist()
+
+        def write(path, members):
+            root = path.stem
+            with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_DEFLATED) as zf:
+                for p in members:
+                    zf.write(p, f"{root}/notebooks/{relative(p)}")
+                for d in data:
+                    zf.write(d, f"{root}/data/{d.name}")
+                if pdf:
+                    zf.write(pdf, f"{root}/lupikit-student.pdf")
+                zf.write(wheel, f"{root}/{wheel.name}")
+                zf.writestr(f"{root}/requirements.txt", requirements)
+                zf.writestr(f"{root}/README.md", readme)
+                zf.writestr(f"{root}/run_checks.py", RUN_CHECKS)
+                return zf.namelist()
+
+        if per_student:
+            paths, files = {}, None
+            for d in ids:
+                path = out.with_name(f"{out.stem}-{d.name}.zip")
+                names = write(path, common + [p for p in notebooks if d in p.parents])
+                paths[d.name], files = path, files or names
+            return {"path": out.parent, "paths": paths, "files": files, "data": [d.name for d in data],
+                    "requirements": requirements}
+        files = write(out, notebooks)
     return {"path": out, "files": files, "data": [d.name for d in data], "requirements": requirements}

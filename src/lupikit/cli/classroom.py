@@ -198,9 +198,13 @@ def cmd_pack(args):
     data_home = os.environ.get("LUPIKIT_DATA")
     try:
         pack = classroom.make_pack(student, out, project=paths.root, data_home=data_home,
-                                   pdf=pdf if pdf.is_file() else None)
+                                   pdf=pdf if pdf.is_file() else None, per_student=args.per_student)
     except (FileNotFoundError, ValueError, RuntimeError) as exc:
         raise BookError(str(exc)) from exc
+    if args.per_student:
+        print(f"course packs, one per student: {len(pack['paths'])} zips in {pack['path']} "
+              f"({len(pack['files'])} files each; data: {', '.join(pack['data']) or 'none needed'})")
+        return 0
     size = pack["path"].stat().st_size / 1e6
     print(f"course pack: {pack['path']} ({size:.1f} MB, {len(pack['files'])} files; data: "
           f"{', '.join(pack['data']) or 'none needed'}; PDF: {'yes' if pdf.is_file() else 'not built'})")
@@ -291,5 +295,7 @@ def add_classroom_parser(sub):
     k = csub.add_parser("pack", help="write the course pack (a zip for students)", parents=[common])
     k.add_argument("--editions", help="the editions folder of `classroom build` (default: _build/classroom)")
     k.add_argument("--out", help="zip to write (default: EDITIONS/lupikit-student-pack.zip)")
+    k.add_argument("--per-student", action="store_true",
+                   help="one zip per student (OUT stem-<id>.zip), each with only that student's variant")
     k.set_defaults(func=cmd_pack)
     return p
