@@ -569,3 +569,54 @@ def test_per_student_packs_hold_only_each_students_variant(tmp_path):
     with pytest.raises(ValueError, match="built without a roster"):
         plain = build_editions(nb_dir, tmp_path / "plain")
         make_pack(plain["student"], tmp_path / "x.zip", project=ROOT, per_student=True)
+
+
+# ---------------------------------------------------------------- collection
+def test_collect_places_a_canvas_download_by_what_the_notebooks_hold(tmp_path, capsys):
+    """A Canvas bulk download (a zip of name_userid_submission_file) and a Moodle one (a folder per
+    participant) land under SUBMISSIONS/<id>/toy/exercises.ipynb whatever the files are called; a
+    file that is no exercise notebook, a student not on the roster and a second copy are listed;
+    Canvas's LATE mark becomes a flag when grading."""
+    import zipfile
+
+    from lupikit.classroom import collect_submissions, read_roster_table
+
+    nb_dir, _ = write_project(tmp_path / "checkout")
+    canvas_roster = tmp_path / "canvas.csv"
+    canvas_roster.write_text(CANVAS_EXPORT)
+    eds = build_editions(nb_dir, tmp_path / "eds", roster=canvas_roster, seed=1)
+    sources = {"toy/exercises": eds["instructor"] / "toy" / "exercises.ipynb"}
+    ada = nbformat.writes(nbformat.read(eds["student"] / "101" / "toy" / "exercises.ipynb", as_version=4))
+    alan = nbformat.writes(nbformat.read(eds["student"] / "102" / "toy" / "exercises.ipynb", as_version=4))
+    download = tmp_path / "submissions.zip"
+    with zipfile.ZipFile(download, "w") as zf:
+        zf.writestr("lovelaceada_101_5551_exercises.ipynb", ada)
+        zf.writestr("lovelaceada_101_5559_exercises-1.ipynb", ada)  # handed in twice
+        zf.writestr("turingalan_LATE_102_5552_exercises (1).ipynb", alan)  # a browser's copy name
+        zf.writestr("lovelaceada_101_5553_notes.txt", "my notes")
+        zf.writestr("hoppergrace_777_5554_exercises.ipynb", ada)
+    subs = tmp_path / "subs"
+    done = collect_submissions(download, subs, roster=read_roster_table(canvas_roster), sources=sources)
+    assert done["placed"] == {"101": ["toy/exercises"], "102": ["toy/exercises"]}
+    assert done["late"] == ["102"] and done["missing"] == []
+    assert done["unknown_files"] == ["lovelaceada_101_5553_notes.txt"]
+    assert len(done["duplicates"]) == 1 and "hoppergrace (user id 777)" in done["unknown_students"][0]
+    assert nbformat.writes(nbformat.read(subs / "102" / "toy" / "exercises.ipynb", as_version=4)) == alan
+    report = grade_submissions(subs, sources, tmp_path / "scores.csv", roster=["101", "102"], seed=1,
+                               time_limit=30, n_jobs=2)
+    assert "handed in late (marked so in the LMS's download)" in report["flags"]["102"]
+    assert not any("late" in f for f in report["flags"]["101"])
+    # Moodle: a folder per participant, matched by the roster's first and last names
+    moodle_roster = tmp_path / "moodle.csv"
+    moodle_roster.write_text(MOODLE_EXPORT)
+    folder = tmp_path / "moodle-download" / "Ada Lovelace_3001_assignsubmission_file_"
+    folder.mkdir(parents=True)
+    (folder / "my work.ipynb").write_text(ada)
+    done = collect_submissions(folder.parent, tmp_path / "subs2", roster=read_roster_table(moodle_roster),
+                               sources=sources)
+    assert done["placed"] == {"ada": ["toy/exercises"]} and done["missing"] == ["alan"]
+    capsys.readouterr()
+    assert cli_main(["classroom", "collect", str(download), "--out", str(tmp_path / "subs3"), "--roster",
+                     str(canvas_roster), "--instructor", str(eds["instructor"])]) == 0
+    out = capsys.readouterr().out
+    assert "collected 2 notebook(s) of 2 student(s)" in out and "late: 102" in out and "not on the roster (1)" in out

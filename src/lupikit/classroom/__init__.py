@@ -30,6 +30,7 @@ import importlib
 #: :mod:`._written`) load neither nbgrader nor nbclient
 _HOMES = {
     "check_exercise_notebook": "_check",
+    "collect_submissions": "_collect",
     "Editions": "_editions", "build_editions": "_editions", "find_leaks": "_editions",
     "solution_texts": "_editions",
     "export_grades": "_export",
@@ -65,6 +66,7 @@ __all__ = [
     "Question",
     "build_editions",
     "check_exercise_notebook",
+    "collect_submissions",
     "export_grades",
     "find_leaks",
     "grade_submissions",

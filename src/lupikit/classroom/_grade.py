@@ -433,6 +433,11 @@ def grade_submissions(submissions, sources, out, *, roster=None, seed=0, time_li
              for rel, nb in nbs.items()}
     flags = submission_flags(submissions, order, nbs, seed, stubs=stubs,
                              per_student=roster is not None if per_student is None else per_student)
+    collected = submissions / "collected.json"  # written by `lupikit classroom collect`
+    if collected.is_file():
+        for s in json.loads(collected.read_text(encoding="utf-8")).get("late", []):
+            if s in flags:
+                flags[s].append("handed in late (marked so in the LMS's download)")
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
     writer.writerow(["student", *columns, "total", "flags"])

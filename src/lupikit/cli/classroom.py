@@ -102,6 +102,27 @@ def _checked_sources(args, option, value):
     return _exercise_sources(find_notebooks_dir(args.notebooks_dir), args.notebooks)
 
 
+def cmd_collect(args):
+    _need_classroom()
+    try:
+        instructor = Path(args.instructor) if args.instructor else (
+            checkout_paths(find_notebooks_dir(args.notebooks_dir)).classroom / "instructor")
+        edition = classroom.read_edition(instructor)
+        roster = classroom.read_roster_table(args.roster, id_column=args.id_column)
+        done = classroom.collect_submissions(args.download, args.out, roster=roster, sources=edition["sources"])
+    except (FileNotFoundError, ValueError) as exc:
+        raise BookError(str(exc)) from exc
+    placed = sum(len(v) for v in done["placed"].values())
+    print(f"collected {placed} notebook(s) of {len(done['placed'])} student(s) into {args.out}"
+          + (f"; late: {', '.join(done['late'])}" if done["late"] else ""))
+    for key, what in (("missing", "on the roster, nothing handed in"), ("unknown_students", "not on the roster"),
+                      ("unknown_files", "not an exercise notebook of this edition"),
+                      ("duplicates", "a second file for one notebook (not placed)")):
+        if done[key]:
+            print(f"  {what} ({len(done[key])}): " + "; ".join(done[key][:8]) + ("; ..." if len(done[key]) > 8 else ""))
+    return 0
+
+
 def _grading_plan(args):
     """The notebooks, seed and roster to grade with: from the instructor edition when there is one.
 
@@ -275,6 +296,16 @@ def add_classroom_parser(sub):
                    help="grade only these exercise notebooks (short names, e.g. boosting/exercises)")
     g.add_argument("--kernel", default="python3", help="Jupyter kernel name (default: python3)")
     g.set_defaults(func=cmd_grade)
+    o = csub.add_parser("collect", parents=[common],
+                        help="place an LMS's bulk download (Canvas or Moodle) under SUBMISSIONS/<id>/")
+    o.add_argument("download", help="the LMS's bulk download: a folder or a zip")
+    o.add_argument("--out", required=True, help="the submissions folder to fill")
+    o.add_argument("--roster", required=True, help="the LMS's roster export (or a plain roster CSV)")
+    o.add_argument("--id-column", help="the roster's column of student ids: a header or a number from 1")
+    o.add_argument("--instructor", metavar="DIR",
+                   help="the instructor edition, whose notebooks the submissions are recognised by "
+                        "(default: the checkout's _build/classroom/instructor)")
+    o.set_defaults(func=cmd_collect)
     e = csub.add_parser("export", parents=[common], help="grades for Canvas's or Moodle's grade import")
     e.add_argument("scores", help="the scores CSV of `classroom grade`")
     e.add_argument("--format", required=True, choices=["canvas", "moodle"], help="the LMS's import format")

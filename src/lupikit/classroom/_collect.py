@@ -1,0 +1,131 @@
+"""Collect submissions from an LMS's bulk download into ``SUBMISSIONS/<id>/<part>/<name>.ipynb`` (private).
+
+* **Canvas** names each file ``<name>_[LATE_]<user id>_<submission id>_<file>``
+  in one folder (or zip): the user id is the roster's Canvas ``ID``;
+  ``LATE`` marks a submission after the due date.
+* **Moodle** gives one folder per participant,
+  ``<full name>_<participant id>_assignsubmission_file_``: the full name is
+  matched to the roster's names (first and last name).
+
+A notebook is recognised by what it holds, not by its file name: the ids
+of its graded cells are compared with those of each instructor notebook, so
+``exercises (1).ipynb`` or a misnamed part's notebook lands where it
+belongs. What cannot be placed (files that are no exercise notebook,
+students not on the roster, two files for one notebook) is listed.
+"""
+
+import json
+import re
+import shutil
+import tempfile
+import zipfile
+from pathlib import Path
+
+__all__ = ["collect_submissions"]
+
+_CANVAS = re.compile(r"^(?P<name>[^_]*)_(?:(?P<late>LATE)_)?(?P<uid>\d+)_(?P<sid>\d+)_(?P<file>.+)$")
+_MOODLE = re.compile(r"^(?P<name>.+?)_(?P<pid>\d+)_assign(?:submission|feedback)_\w+?_?$")
+
+
+def _graded_ids(nb):
+    return {(c.get("metadata", {}).get("nbgrader") or {}).get("grade_id") for c in nb.get("cells", [])
+            if (c.get("metadata", {}).get("nbgrader") or {}).get("grade")} - {None}
+
+
+def _which(path, signatures):
+    """The instructor notebook ``path`` is a submission of (its short name), or None."""
+    try:
+        nb = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+        return None
+    ids = _graded_ids(nb)
+    best = max(signatures, key=lambda rel: len(ids & signatures[rel]), default=None)
+    return best if best is not None and ids & signatures[best] else None
+
+
+def _norm_name(text):
+    return " ".join(re.sub(r"[^\w]+", " ", text.lower()).split())
+
+
+def collect_submissions(download, out, *, roster, sources):
+    """Place an LMS bulk download's notebooks under ``out/<id>/<notebook>.ipynb``.
+
+    Parameters
+    ----------
+    download : path
+        The download: a folder or a zip (Canvas: files ``name_userid_...``;
+        Moodle: a folder per participant).
+    out : path
+        The submissions folder to fill (``lupikit classroom grade``'s input).
+    roster : list of dict
+        :func:`~lupikit.classroom._roster.read_roster_table`'s students: their
+        ``id`` (Canvas's user id for a Canvas download) and ``name``.
+    sources : dict of str to path
+        The instructor notebooks, by short name.
+
+    Returns
+    -------
+    dict
+        ``placed`` ({id: [notebook, ...]}), ``late`` (ids), ``unknown_files``,
+        ``unknown_students`` (in the download, not on the roster),
+        ``duplicates`` (a second file for a notebook, not placed) and
+        ``missing`` (roster ids with nothing placed).
+    """
+    download, out = Path(download), Path(out)
+    signatures = {rel: _graded_ids(json.loads(Path(p).read_text(encoding="utf-8"))) for rel, p in sources.items()}
+    by_id = {s["id"]: s for s in roster}
+    by_name = {}
+    for s in roster:
+        if s.get("name"):
+            by_name.setdefault(_norm_name(s["name"]), s["id"])
+            if "," in s["name"]:  # "Lovelace, Ada" is also "Ada Lovelace"
+                last, first = s["name"].split(",", 1)
+                by_name.setdefault(_norm_name(f"{first} {last}"), s["id"])
+    result = {"placed": {}, "late": [], "unknown_files": [], "unknown_students": [], "duplicates": [],
+              "missing": []}
+    with tempfile.TemporaryDirectory(prefix="lupikit-collect-") as tmp:
+        root = download
+        if download.is_file() and zipfile.is_zipfile(download):
+            with zipfile.ZipFile(download) as zf:
+                zf.extractall(tmp)
+            root = Path(tmp)
+        elif not download.is_dir():
+            raise FileNotFoundError(f"download: {download} is neither a folder nor a zip file.")
+        for path in sorted(p for p in root.rglob("*") if p.is_file()):
+            rel_path = path.relative_to(root)
+            owner, late = None, False
+            canvas = _CANVAS.match(path.name)
+            moodle = next((m for m in (_MOODLE.match(part) for part in rel_path.parts[:-1]) if m), None)
+            if canvas:
+                owner, late = canvas["uid"], bool(canvas["late"])
+                if owner not in by_id:
+                    result["unknown_students"].append(f"{canvas['name']} (user id {owner}): {rel_path}")
+                    continue
+            elif moodle:
+                owner = by_name.get(_norm_name(moodle["name"]))
+                if owner is None:
+                    result["unknown_students"].append(f"{moodle['name']}: {rel_path}")
+                    continue
+            elif rel_path.parts[0] in by_id and len(rel_path.parts) > 1:  # already <id>/...
+                owner = rel_path.parts[0]
+            else:
+                result["unknown_files"].append(str(rel_path))
+                continue
+            rel = _which(path, signatures) if path.suffix == ".ipynb" else None
+            if rel is None:
+                result["unknown_files"].append(str(rel_path))
+                continue
+            target = out / owner / f"{rel}.ipynb"
+            if rel in result["placed"].get(owner, []):
+                result["duplicates"].append(f"{owner}: {rel_path} (a second {rel})")
+                continue
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(path, target)
+            result["placed"].setdefault(owner, []).append(rel)
+            if late and owner not in result["late"]:
+                result["late"].append(owner)
+    result["missing"] = [s["id"] for s in roster if s["id"] not in result["placed"]]
+    out.mkdir(parents=True, exist_ok=True)
+    # what the grader reads back: the late ones become a flag
+    (out / "collected.json").write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
+    return result
