@@ -10,6 +10,7 @@ own exercise notebooks are checked the same way (``check_exercise_notebook``).
 
 import csv
 import json
+import re
 from pathlib import Path
 
 import nbformat
@@ -620,3 +621,33 @@ def test_collect_places_a_canvas_download_by_what_the_notebooks_hold(tmp_path, c
                      str(canvas_roster), "--instructor", str(eds["instructor"])]) == 0
     out = capsys.readouterr().out
     assert "collected 2 notebook(s) of 2 student(s)" in out and "late: 102" in out and "not on the roster (1)" in out
+
+
+# ---------------------------------------------------------------- feedback a student may see
+def test_student_feedback_reveals_no_expected_value_and_numbers_cells_as_the_student_sees_them(tmp_path):
+    """A hidden test whose message prints the expected mean: the instructor's report has it, the
+    student's HTML feedback does not; an error is placed in the cell the student wrote it in
+    (the grader's injected cell not counted)."""
+    source = toy_notebook()
+    for cell in source.cells:
+        if (cell.metadata.get("nbgrader") or {}).get("grade_id") == "mean":
+            cell.source = cell.source.replace("'m is not the mean of x'", "f'm is {m!r}, the mean is {np.mean(x)!r}'")
+    path = tmp_path / "source" / "toy" / "exercises.ipynb"
+    path.parent.mkdir(parents=True)
+    nbformat.write(source, path)
+    subs = tmp_path / "subs"
+    submission(with_answer(source, "mean", "m = 0.5"), subs, "ada")
+    raising = with_answer(source, "mean", "m = 1 / 0")
+    submission(raising, subs, "bob")
+    report = grade_submissions(subs, {"toy/exercises": path}, tmp_path / "scores.csv", time_limit=30, n_jobs=2)
+    r = np.random.default_rng(variant_for("ada"))
+    expected = float(np.mean(r.normal(size=int(r.integers(5, 9)))))
+    shown = repr(expected)
+    assert shown in (tmp_path / "scores-reports" / "ada.md").read_text()  # the check can fail
+    page = (report["feedback"] / "ada.html").read_text()
+    assert shown not in page and shown[:6] not in page and re.search(r"the mean is [^<]*…", page)
+    assert "0 / 2" in page and "m against numpy&#x27;s mean" in page
+    answer_cell = next(k for k, c in enumerate(raising.cells)
+                       if (c.metadata.get("nbgrader") or {}).get("grade_id") == "mean-answer") + 1
+    assert f"cell {answer_cell} raised ZeroDivisionError" in report["reasons"]["bob"]["toy/exercises:mean"]
+    assert f"cell {answer_cell} raised ZeroDivisionError" in (report["feedback"] / "bob.html").read_text()

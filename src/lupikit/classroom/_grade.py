@@ -22,11 +22,14 @@ import csv
 import datetime
 import getpass
 import hashlib
+import html
 import io
 import json
 import os
 import platform
+import re
 import shutil
+import subprocess
 import tempfile
 import time
 from pathlib import Path
@@ -42,7 +45,7 @@ from ._integrity import normalised_code, submission_flags
 from ._markup import read_questions, set_parameter, student_notebook
 from ._variants import check_student_id, read_roster, variant_for
 
-__all__ = ["GradeReport", "grade_submissions", "read_scores"]
+__all__ = ["GradeReport", "grade_submissions", "read_scores", "without_values"]
 
 # The graded cells are replaced by calls of the kernel-side module (:mod:`._answers`), named
 # from the module itself so that a rename cannot leave a stale import in the kernels' code.
@@ -77,6 +80,12 @@ def graded_index(nb, grade_id):
                 if (c.get("metadata", {}).get("nbgrader") or {}).get("grade_id") == grade_id)
 
 
+def _cell_number(nb, k):
+    """The number (from 1) the student sees for cell ``k`` of ``nb``: the grader's injected cell not counted."""
+    injected = sum(1 for c in nb.cells[:k] if "injected-parameters" in c.get("metadata", {}).get("tags", []))
+    return k + 1 - injected
+
+
 def _errors_before(nb, upto):
     """The last error output of a code cell before index ``upto`` (text), or ''."""
     for k in range(upto - 1, -1, -1):
@@ -84,7 +93,7 @@ def _errors_before(nb, upto):
         for out in cell.get("outputs", []) if cell.cell_type == "code" else []:
             if out.get("output_type") == "error":
                 evalue = " ".join(str(out.get("evalue", "")).split())[:200]
-                return f"cell {k + 1} raised {out.get('ename')}" + (f": {evalue}" if evalue else "")
+                return f"cell {_cell_number(nb, k)} raised {out.get('ename')}" + (f": {evalue}" if evalue else "")
     return ""
 
 
@@ -98,20 +107,20 @@ def _execute(nb, workdir, limit, kernel):
                             resources={"metadata": {"path": str(workdir)}}, startup_timeout=120,
                             shutdown_kernel="immediate")
     deadline = time.monotonic() + limit
-    with client.setup_kernel():
+    with client.setup_kernel(stderr=subprocess.DEVNULL):  # the kernels are quiet (e.g. ipykernel's TCP warning)
         for k, cell in enumerate(nb.cells):
             if cell.cell_type != "code":
                 continue
             left = deadline - time.monotonic()
             if left <= 0:
-                return k, f"the notebook ran past the time limit of {limit:g} s (before cell {k + 1})"
+                return k, f"the notebook ran past the time limit of {limit:g} s (before cell {_cell_number(nb, k)})"
             client.timeout = max(1, int(left + 0.999))
             try:
                 client.execute_cell(cell, k)
             except CellTimeoutError:
-                return k, f"the notebook ran past the time limit of {limit:g} s (in cell {k + 1})"
+                return k, f"the notebook ran past the time limit of {limit:g} s (in cell {_cell_number(nb, k)})"
             except DeadKernelError:
-                return k, f"the kernel died in cell {k + 1}"
+                return k, f"the kernel died in cell {_cell_number(nb, k)}"
     return None, ""
 
 
@@ -248,6 +257,46 @@ def _report_text(student, variant, questions, scores, reasons, notes, flags=()):
             lines.append(f"- `{q.grade_id}` ({_fmt(got)}/{_fmt(q.points)}): {mark}")
         lines.append("")
     return "\n".join(lines)
+
+
+# a number the student must not learn from the feedback (an expected value), unless it numbers a
+# cell or a line, or is the time limit
+_VALUE = re.compile(r"(?<!cell )(?<!line )(?<![\w.])[-+]?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?(?! s\))(?![\w.])")
+
+
+def without_values(text):
+    """``text`` with every number replaced by "…", except cell and line numbers and a time limit.
+
+    Examples
+    --------
+    >>> without_values("m is not the mean of x: expected 0.1234, got [1. 2.5e-3] (cell 4 raised; limit of 20 s)")
+    'm is not the mean of x: expected …, got [… …] (cell 4 raised; limit of 20 s)'
+    """
+    return _VALUE.sub("…", text)
+
+
+def _feedback_html(student, questions, scores, reasons, notes):
+    """The page a student may see: per question the points, what was checked and why points were lost."""
+    total, full = sum(scores.values()), sum(q.points for q in questions)
+    rows = []
+    for q in questions:
+        got = scores[q.column]
+        why = "passed" if got == q.points else without_values(reasons[q.column])
+        rows.append(f"<tr><td><code>{html.escape(q.notebook)}</code></td><td><code>{html.escape(q.grade_id)}</code>"
+                    f"</td><td>{_fmt(got)} / {_fmt(q.points)}</td><td>{html.escape(q.checks or '')}</td>"
+                    f"<td>{html.escape(why)}</td></tr>")
+    note_items = "".join(f"<li><code>{html.escape(rel)}</code>: {html.escape(without_values(n))}</li>"
+                         for rel, ns in notes.items() for n in ns)
+    return ("<!doctype html>\n<html><head><meta charset=\"utf-8\"><title>Feedback for "
+            f"{html.escape(student)}</title><style>body{{font-family:sans-serif;max-width:60em;margin:2em auto}}"
+            "td,th{border-bottom:1px solid #ccc;padding:.3em .6em;text-align:left;vertical-align:top}"
+            "table{border-collapse:collapse}</style></head><body>\n"
+            f"<h1>Feedback for {html.escape(student)}</h1>\n<p><strong>Total: {_fmt(total)} of {_fmt(full)}"
+            "</strong></p>\n" + (f"<ul>{note_items}</ul>\n" if note_items else "")
+            + "<table><thead><tr><th>notebook</th><th>question</th><th>points</th><th>what the tests check</th>"
+              "<th>result</th></tr></thead><tbody>\n" + "\n".join(rows) + "\n</tbody></table>\n"
+            "<p>Numbers from the tests' messages are shown as … : the expected values stay with the "
+            "grader.</p>\n</body></html>\n")
 
 
 def _write_atomically(path, text):
@@ -446,9 +495,11 @@ def grade_submissions(submissions, sources, out, *, roster=None, seed=0, time_li
         writer.writerow([s, *map(_fmt, row), _fmt(sum(row)), "; ".join(flags.get(s, []))])
     writer.writerow(["max", *(_fmt(q.points) for q in every), _fmt(sum(q.points for q in every)), ""])
     _write_atomically(out, buffer.getvalue())
+    feedback = out.parent / f"{out.stem}-feedback"
     for s in students:
         _write_atomically(reports / f"{s}.md", _report_text(s, variants[s], every, scores[s], reasons[s], notes[s],
                                                             flags.get(s, [])))
+        _write_atomically(feedback / f"{s}.html", _feedback_html(s, every, scores[s], reasons[s], notes[s]))
     log = out.parent / f"{out.stem}-log.jsonl"
     entry = {
         "when": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
@@ -461,4 +512,5 @@ def grade_submissions(submissions, sources, out, *, roster=None, seed=0, time_li
         fh.write(json.dumps(entry) + "\n")
     return GradeReport(scores=scores, reasons=reasons, max={q.column: q.points for q in every},
                        students=students, kept=kept, flags=flags, out=out, reports=reports, log=log,
+                       feedback=feedback,
                        grader_errors=sorted(grader_errors), seconds=time.perf_counter() - t0)
