@@ -651,3 +651,26 @@ def test_student_feedback_reveals_no_expected_value_and_numbers_cells_as_the_stu
                        if (c.metadata.get("nbgrader") or {}).get("grade_id") == "mean-answer") + 1
     assert f"cell {answer_cell} raised ZeroDivisionError" in report["reasons"]["bob"]["toy/exercises:mean"]
     assert f"cell {answer_cell} raised ZeroDivisionError" in (report["feedback"] / "bob.html").read_text()
+
+
+def test_partial_credit_gives_each_test_of_a_graded_cell_its_share(tmp_path):
+    """metadata.lupikit.partial: a graded cell with two tests (the form, then the value) gives half
+    its points to an answer of the right form and the wrong value; without it, all or nothing."""
+    source = toy_notebook(sum_points=2)
+    for cell in source.cells:
+        if (cell.metadata.get("nbgrader") or {}).get("grade_id") == "squares":
+            cell.source = "assert np.ndim(s) == 0, 's is one number'\n" + cell.source
+            cell.metadata["lupikit"]["partial"] = True
+    path = tmp_path / "source" / "toy" / "exercises.ipynb"
+    path.parent.mkdir(parents=True)
+    nbformat.write(source, path)
+    subs = tmp_path / "subs"
+    submission(source, subs, "ada")  # the solution
+    submission(with_answer(source, "squares", "s = float(np.dot(x, x)) + 1.0"), subs, "bob")  # the form only
+    submission(with_answer(source, "squares", "s = np.ones(3)"), subs, "cy")  # neither
+    report = grade_submissions(subs, {"toy/exercises": path}, tmp_path / "scores.csv", time_limit=30, n_jobs=2)
+    got = {s: report["scores"][s]["toy/exercises:squares"] for s in ("ada", "bob", "cy")}
+    assert got == {"ada": 2.0, "bob": 1.0, "cy": 0.0}
+    assert report["reasons"]["bob"]["toy/exercises:squares"].startswith("1 of 2 tests failed: a test failed")
+    assert "1 point(s) lost: 1 of 2 tests failed" in (tmp_path / "scores-reports" / "bob.md").read_text()
+    assert report["scores"]["bob"]["toy/exercises:mean"] == 2.0  # the other question, all or nothing, untouched

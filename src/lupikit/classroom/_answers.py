@@ -17,6 +17,7 @@ This module imports NumPy only, so that it loads fast in every kernel; it
 imports no part of the library.
 """
 
+import ast
 import json
 from pathlib import Path
 
@@ -84,13 +85,40 @@ def _load(question, names, folder):
     return {n: (a[()] if a.ndim == 0 else a) for n, a in answers.items()}, None
 
 
-def check(question, names, code, namespace, folder, results):
+def _run_tests(code, question, namespace):
+    """Run a graded cell a top-level statement at a time: (tests passed, tests, the failures' reasons).
+
+    A test is a top-level statement that holds an ``assert``; the other
+    statements prepare them. An error outside an ``assert`` stops the cell:
+    the tests after it fail.
+    """
+    tree = ast.parse(code)
+    is_test = [any(isinstance(n, ast.Assert) for n in ast.walk(stmt)) for stmt in tree.body]
+    passed, reasons = 0, []
+    for k, (stmt, test) in enumerate(zip(tree.body, is_test)):
+        block = compile(ast.Module(body=[stmt], type_ignores=[]), f"<graded cell {question}>", "exec")
+        try:
+            exec(block, namespace)  # noqa: S102 - the instructor's tests
+            passed += test
+        except AssertionError as exc:
+            reasons.append("a test failed" + (f": {_first_line(exc)}" if str(exc) else ""))
+            if not test:
+                break
+        except Exception as exc:  # noqa: BLE001 - the answer under test may make the tests raise
+            reasons.append(f"the tests raised {type(exc).__name__}: {_first_line(exc)}")
+            break
+    return passed, sum(is_test), reasons
+
+
+def check(question, names, code, namespace, folder, results, partial=False):
     """Run ``code`` (a graded cell) with the student's answers and append the outcome to ``results``.
 
-    Never raises: a failed test, an error or a missing answer is recorded
-    with its reason, and the reference answers are put back.
+    With ``partial``, each test of the cell (a top-level statement holding an
+    ``assert``) counts for its share: the outcome's ``fraction`` is the
+    share passed. Never raises: a failed test, an error or a missing answer
+    is recorded with its reason, and the reference answers are put back.
     """
-    folder, outcome = Path(folder), {"question": question, "passed": False, "reason": ""}
+    folder, outcome = Path(folder), {"question": question, "passed": False, "reason": "", "fraction": 0.0}
     answers, reason = _load(question, names, folder)
     if answers is None:
         outcome["reason"] = reason
@@ -98,8 +126,15 @@ def check(question, names, code, namespace, folder, results):
         saved = {n: namespace.get(n, _ABSENT) for n in names}
         namespace.update(answers)
         try:
-            exec(compile(code, f"<graded cell {question}>", "exec"), namespace)  # noqa: S102 - the instructor's tests
-            outcome["passed"] = True
+            if partial:
+                passed, total, reasons = _run_tests(code, question, namespace)
+                outcome["fraction"] = passed / total if total else float(not reasons)
+                outcome["passed"] = not reasons and passed == total
+                if reasons:
+                    outcome["reason"] = f"{total - passed} of {total} tests failed: " + "; ".join(reasons[:3])
+            else:
+                exec(compile(code, f"<graded cell {question}>", "exec"), namespace)  # noqa: S102 - the instructor's tests
+                outcome["passed"], outcome["fraction"] = True, 1.0
         except AssertionError as exc:
             outcome["reason"] = "a test failed" + (f": {_first_line(exc)}" if str(exc) else "")
         except Exception as exc:  # noqa: BLE001 - any error of the answer under test costs this question only

@@ -52,7 +52,8 @@ __all__ = ["GradeReport", "grade_submissions", "read_scores", "without_values"]
 _IMPORT_ANSWERS = f"import {_answers.__name__} as __lupikit_answers\n"
 _CAPTURE = _IMPORT_ANSWERS + "__lupikit_answers.save({question!r}, {names!r}, globals(), {folder!r})"
 _CHECK = (_IMPORT_ANSWERS
-          + "__lupikit_answers.check({question!r}, {names!r}, {code!r}, globals(), {folder!r}, {results!r})")
+          + "__lupikit_answers.check({question!r}, {names!r}, {code!r}, globals(), {folder!r}, {results!r}, "
+            "partial={partial!r})")
 
 
 class GradeReport(dict):
@@ -184,7 +185,7 @@ def _replay(source, questions, variant, folder, results, workdir, limit, kernel)
         if cell.cell_type == "code" and grade_id in wanted:
             q = wanted[grade_id]
             cell.source = _CHECK.format(question=grade_id, names=list(q.answers), code=cell.source,
-                                        folder=str(folder), results=str(results))
+                                        folder=str(folder), results=str(results), partial=q.partial)
     set_parameter(nb, "variant", int(variant), "injected by the grader")
     stopped, why = _execute(nb, workdir, limit, kernel)
     return why or _errors_before(nb, len(nb.cells))
@@ -226,7 +227,8 @@ def _grade_one(student, rel, source, questions, variant, submissions, reports, l
             rows[q.column] = (0.0, f"not graded: the instructor's notebook failed at variant {variant} "
                                    f"({grader_error or 'the graded cell did not run'})")
         else:
-            rows[q.column] = (q.points if rec["passed"] else 0.0, rec["reason"])
+            share = rec.get("fraction", 1.0 if rec["passed"] else 0.0) if q.partial else float(rec["passed"])
+            rows[q.column] = (round(q.points * share, 4), rec["reason"])
     return student, rel, rows, notes, bool(grader_error), time.perf_counter() - t0
 
 
@@ -253,7 +255,7 @@ def _report_text(student, variant, questions, scores, reasons, notes, flags=()):
             lines += [f"- **note**: {note}"]
         for q in (q for q in questions if q.notebook == rel):
             got = scores[q.column]
-            mark = "passed" if got == q.points else f"0 points: {reasons[q.column]}"
+            mark = "passed" if got == q.points else f"{_fmt(q.points - got)} point(s) lost: {reasons[q.column]}"
             lines.append(f"- `{q.grade_id}` ({_fmt(got)}/{_fmt(q.points)}): {mark}")
         lines.append("")
     return "\n".join(lines)

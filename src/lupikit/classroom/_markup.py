@@ -85,13 +85,18 @@ class Question:
         What the hidden tests check (for the instructor's page).
     minutes : int or None
         The time a student needs, as the author estimates it.
+    partial : bool
+        Partial credit: each test of the graded cell (each of its top-level
+        statements that holds an ``assert``) earns its share of the points
+        (``metadata.lupikit.partial``); otherwise all or nothing.
     """
 
-    __slots__ = ("notebook", "grade_id", "points", "answers", "checks", "minutes")
+    __slots__ = ("notebook", "grade_id", "points", "answers", "checks", "minutes", "partial")
 
-    def __init__(self, notebook, grade_id, points, answers, checks="", minutes=None):
+    def __init__(self, notebook, grade_id, points, answers, checks="", minutes=None, partial=False):
         self.notebook, self.grade_id, self.points = notebook, grade_id, float(points)
         self.answers, self.checks, self.minutes = tuple(answers), checks, minutes
+        self.partial = bool(partial)
 
     @property
     def column(self):
@@ -146,7 +151,7 @@ def read_questions(nb, notebook):
             raise ValueError(f"{where}: graded cell {grade_id!r} needs metadata.lupikit.answers, "
                              f"a list of the variable names that hold the answer; got {answers!r}.")
         questions.append(Question(notebook, grade_id, points, answers, info.get("checks", ""),
-                                  info.get("minutes")))
+                                  info.get("minutes"), bool(info.get("partial", False))))
     return questions
 
 
