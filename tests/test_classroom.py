@@ -674,3 +674,40 @@ def test_partial_credit_gives_each_test_of_a_graded_cell_its_share(tmp_path):
     assert report["reasons"]["bob"]["toy/exercises:squares"].startswith("1 of 2 tests failed: a test failed")
     assert "1 point(s) lost: 1 of 2 tests failed" in (tmp_path / "scores-reports" / "bob.md").read_text()
     assert report["scores"]["bob"]["toy/exercises:mean"] == 2.0  # the other question, all or nothing, untouched
+
+
+def test_written_marks_from_the_template_count_in_the_total_and_survive_a_regrade(tmp_path, capsys):
+    """The instructor edition holds a template of the written exercises' marks (the rubrics' points
+    as maxima); the filled template merges into scores.csv, counts in the total, is refused above
+    a rubric's points, and a later regrade keeps it."""
+    nb_dir, _ = write_project(tmp_path / "checkout")
+    roster = tmp_path / "roster.csv"
+    roster.write_text("student\nada\nalan\n")
+    eds = build_editions(nb_dir, tmp_path / "eds", roster=roster, seed=2)
+    template = (eds["instructor"] / "written-marks.csv").read_text().splitlines()
+    assert template[0] == "student,written:toy-ch1,written:toy-ex1" and template[1] == "max,1,1"
+    assert template[2:] == ["ada,,", "alan,,"]
+    subs = tmp_path / "subs"
+    solved = nbformat.read(eds["instructor"] / "toy" / "exercises.ipynb", as_version=4)
+    for sid in ("ada", "alan"):
+        submission(solved, subs, sid)
+    sources = {"toy/exercises": eds["instructor"] / "toy" / "exercises.ipynb"}
+    scores = tmp_path / "scores.csv"
+    grade_submissions(subs, sources, scores, roster=roster, seed=2, time_limit=30, n_jobs=2)
+    marks = tmp_path / "marks.csv"
+    marks.write_text("student,written:toy-ch1,written:toy-ex1\nmax,1,1\nada,1,0.5\nalan,,\n")
+    assert cli_main(["classroom", "marks", str(scores), str(marks)]) == 0
+    assert "marks of 1 student(s) merged" in capsys.readouterr().out
+    with scores.open() as fh:
+        rows = {r["student"]: r for r in csv.DictReader(fh)}
+    assert (rows["ada"]["written:toy-ex1"], rows["ada"]["total"]) == ("0.5", "4.5")
+    assert (rows["alan"]["written:toy-ex1"], rows["alan"]["total"]) == ("", "3")
+    assert rows["max"]["total"] == "5"
+    marks.write_text("student,written:toy-ch1,written:toy-ex1\nmax,1,1\nada,2,0\n")
+    with pytest.raises(ValueError, match="row 3, written:toy-ch1: 2 is outside 0 to 1"):
+        from lupikit.classroom import merge_written_marks
+        merge_written_marks(scores, marks)
+    grade_submissions(subs, sources, scores, roster=roster, seed=2, only=["alan"], time_limit=30, n_jobs=1)
+    with scores.open() as fh:
+        rows = {r["student"]: r for r in csv.DictReader(fh)}
+    assert (rows["ada"]["written:toy-ex1"], rows["ada"]["total"], rows["max"]["total"]) == ("0.5", "4.5", "5")

@@ -12,6 +12,7 @@ import nbformat
 
 from ._markup import MARKERS, is_exercise_notebook, read_questions, strip_solution_blocks, student_notebook
 from ._pack import RUN_CHECKS
+from ._marks import written_marks_template
 from ._variants import read_roster, variant_for
 from ._written import written_exercises
 
@@ -41,6 +42,8 @@ _INSTRUCTOR_README = """# lupikit exercises: instructor edition
 * `tests/`: the graded cells of each notebook, for reading.
 * `parts/<part>.md`: prerequisites, minutes, points and what each hidden test checks.
 * `rubrics.md`: the written exercises with their solutions and rubrics.
+* `written-marks.csv`: a template for their marks (the rubrics' points in the row `max`); fill it and
+  merge it into the grades with `lupikit classroom marks scores.csv written-marks.csv`.
 * `variants.csv` (with a roster): each student's variant.
 
 * `edition.json`: the seed these editions were built with ({seed}), the roster and the questions.
@@ -283,6 +286,7 @@ def build_editions(notebooks_dir, out, *, book_dir=None, seed=0, roster=None, id
         pm = {k: v for k, v in meta.items() if k.split("/")[0] == part}
         (instructor_dir / "parts" / f"{part}.md").write_text(_instructor_page(part, qs, ws, pm), encoding="utf-8")
     (instructor_dir / "rubrics.md").write_text(_rubrics_page(written), encoding="utf-8")
+    (instructor_dir / "written-marks.csv").write_text(written_marks_template(written, students), encoding="utf-8")
     if students is not None:
         with (instructor_dir / "variants.csv").open("w", newline="", encoding="utf-8") as fh:
             writer = csv.writer(fh)

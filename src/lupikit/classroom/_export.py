@@ -57,6 +57,8 @@ def export_grades(scores, out, fmt, *, roster=None, id_column=None, title="lupik
     if fmt not in ("canvas", "moodle"):
         raise ValueError(f"fmt must be 'canvas' or 'moodle', got {fmt!r}.")
     columns, rows = read_scores(scores)
+    with open(scores, newline="", encoding="utf-8-sig") as fh:  # the total counts the written marks too
+        totals = {r["student"]: float(r["total"]) for r in csv.DictReader(fh) if r["student"] != "max"}
     students = (read_roster_table(roster, id_column=id_column) if roster is not None else
                 [{"id": s, "name": "", "email": "", "fields": {}} for s in rows])
     grade_cols = [title] + ([f"{title}: {c}" for c in columns] if per_question else [])
@@ -75,7 +77,7 @@ def export_grades(scores, out, fmt, *, roster=None, id_column=None, title="lupik
             missing.append(s["id"])
             grades = [""] * len(grade_cols)
         else:
-            grades = [_fmt(sum(row.values()))] + ([_fmt(row[c]) for c in columns] if per_question else [])
+            grades = [_fmt(totals[s["id"]])] + ([_fmt(row[c]) for c in columns] if per_question else [])
         if fmt == "canvas":
             fields = s["fields"]
             writer.writerow([fields.get("Student", s["name"]), fields.get("ID", s["id"]),

@@ -318,9 +318,10 @@ def _write_atomically(path, text):
 def read_scores(path):
     """The rows of a scores CSV written by :func:`grade_submissions`: (columns, {student: row}).
 
-    ``columns`` are the question columns (without ``student``, ``total`` and
-    ``flags``); a row maps each column to its points (a float). The ``max``
-    row is left out. A file that is not such a CSV raises ValueError.
+    ``columns`` are the computational questions' columns (without
+    ``student``, ``total``, ``flags`` and the written exercises' marks,
+    ``written:<label>``); a row maps each column to its points (a float). The
+    ``max`` row is left out. A file that is not such a CSV raises ValueError.
     """
     path = Path(path)
     with path.open(newline="", encoding="utf-8-sig") as fh:
@@ -330,18 +331,34 @@ def read_scores(path):
     if header[:1] != ["student"] or header[-tail] != "total":
         raise ValueError(f"{path} is not a scores file of `lupikit classroom grade` (its first row must be "
                          "student, the questions, total, flags): give another --out.")
-    columns = header[1:-tail]
+    columns = [c for c in header[1:-tail] if not c.startswith("written:")]
     out = {}
     for k, row in enumerate(rows[1:], start=2):
         if not row or row[0] == "max":
             continue
         if len(row) != len(header):
             raise ValueError(f"{path}, row {k}: {len(row)} cells where the header has {len(header)}.")
+        cells = dict(zip(header, row))
         try:
-            out[row[0]] = {c: float(v) for c, v in zip(columns, row[1:1 + len(columns)])}
+            out[row[0]] = {c: float(cells[c]) for c in columns}
         except ValueError as exc:
             raise ValueError(f"{path}, row {k}: a score that is not a number ({exc}).") from exc
     return columns, out
+
+
+def _written_part(path):
+    """The written exercises' columns of a scores file (with ``student`` and the ``max`` row), or None."""
+    with Path(path).open(newline="", encoding="utf-8-sig") as fh:
+        rows = list(csv.reader(fh))
+    keep = [k for k, c in enumerate(rows[0]) if c.startswith("written:")]
+    if not keep:
+        return None
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    for row in rows:
+        if row:
+            writer.writerow([row[0], *(row[k] if k < len(row) else "" for k in keep)])
+    return buffer.getvalue()
 
 
 def _checksums(submissions, student, rels):
@@ -445,9 +462,10 @@ def grade_submissions(submissions, sources, out, *, roster=None, seed=0, time_li
     every = [q for rel in nbs for q in questions[rel]]
     variants = {s: variant_for(s, seed) for s in students}
     columns = [q.column for q in every]
-    earlier = {}
+    earlier, written = {}, None
     if out.exists():  # an earlier grading: its rows are kept, except those graded now
         old_columns, earlier = read_scores(out)
+        written = _written_part(out)  # and the written exercises' marks, if merged
         if old_columns != columns:
             raise ValueError(f"{out} holds other questions than the notebooks graded now "
                              f"({len(old_columns)} against {len(columns)}, e.g. "
@@ -497,6 +515,12 @@ def grade_submissions(submissions, sources, out, *, roster=None, seed=0, time_li
         writer.writerow([s, *map(_fmt, row), _fmt(sum(row)), "; ".join(flags.get(s, []))])
     writer.writerow(["max", *(_fmt(q.points) for q in every), _fmt(sum(q.points for q in every)), ""])
     _write_atomically(out, buffer.getvalue())
+    if written is not None:
+        from ._marks import merge_written_marks
+
+        with tempfile.TemporaryDirectory(prefix="lupikit-marks-") as tmp:
+            (Path(tmp) / "marks.csv").write_text(written, encoding="utf-8")
+            merge_written_marks(out, Path(tmp) / "marks.csv")
     feedback = out.parent / f"{out.stem}-feedback"
     for s in students:
         _write_atomically(reports / f"{s}.md", _report_text(s, variants[s], every, scores[s], reasons[s], notes[s],

@@ -195,6 +195,17 @@ def cmd_grade(args):
     return 0
 
 
+def cmd_marks(args):
+    try:
+        done = classroom.merge_written_marks(args.scores, args.marks)
+    except (FileNotFoundError, ValueError) as exc:
+        raise BookError(str(exc)) from exc
+    print(f"written marks: {len(done['columns'])} exercise(s), marks of {len(done['students'])} student(s) merged "
+          f"into {done['out']}" + (f"; not in the scores (left out): {', '.join(done['unknown'])}"
+                                   if done["unknown"] else ""))
+    return 0
+
+
 def cmd_export(args):
     try:
         done = classroom.export_grades(args.scores, args.out, args.format, roster=args.roster,
@@ -306,6 +317,10 @@ def add_classroom_parser(sub):
                    help="the instructor edition, whose notebooks the submissions are recognised by "
                         "(default: the checkout's _build/classroom/instructor)")
     o.set_defaults(func=cmd_collect)
+    m = csub.add_parser("marks", parents=[common], help="merge the written exercises' marks into the scores")
+    m.add_argument("scores", help="the scores CSV of `classroom grade`")
+    m.add_argument("marks", help="the filled template written-marks.csv of the instructor edition")
+    m.set_defaults(func=cmd_marks)
     e = csub.add_parser("export", parents=[common], help="grades for Canvas's or Moodle's grade import")
     e.add_argument("scores", help="the scores CSV of `classroom grade`")
     e.add_argument("--format", required=True, choices=["canvas", "moodle"], help="the LMS's import format")
