@@ -615,7 +615,15 @@ def test_collect_places_a_canvas_download_by_what_the_notebooks_hold(tmp_path, c
     (folder / "my work.ipynb").write_text(ada)
     done = collect_submissions(folder.parent, tmp_path / "subs2", roster=read_roster_table(moodle_roster),
                                sources=sources)
-    assert done["placed"] == {"ada": ["toy/exercises"]} and done["missing"] == ["alan"]
+    assert done["placed"] == {"ada": ["toy/exercises"]} and done["missing"] == ["alan"] and done["late"] == []
+    # a deadline: a file's time in the download after it makes the submission late
+    import datetime
+    import os
+    stamp = datetime.datetime(2027, 3, 2, 9, 0).timestamp()
+    os.utime(folder / "my work.ipynb", (stamp, stamp))
+    done = collect_submissions(folder.parent, tmp_path / "subs4", roster=read_roster_table(moodle_roster),
+                               sources=sources, deadline=datetime.datetime(2027, 3, 1, 23, 59))
+    assert done["late"] == ["ada"]
     capsys.readouterr()
     assert cli_main(["classroom", "collect", str(download), "--out", str(tmp_path / "subs3"), "--roster",
                      str(canvas_roster), "--instructor", str(eds["instructor"])]) == 0

@@ -14,6 +14,7 @@ belongs. What cannot be placed (files that are no exercise notebook,
 students not on the roster, two files for one notebook) is listed.
 """
 
+import datetime
 import json
 import re
 import shutil
@@ -47,7 +48,12 @@ def _norm_name(text):
     return " ".join(re.sub(r"[^\w]+", " ", text.lower()).split())
 
 
-def collect_submissions(download, out, *, roster, sources):
+def _stamp(path, times):
+    """When a file was handed in: its time in the zip (an LMS's download keeps it), else its mtime."""
+    return times.get(str(path)) or datetime.datetime.fromtimestamp(path.stat().st_mtime)
+
+
+def collect_submissions(download, out, *, roster, sources, deadline=None):
     """Place an LMS bulk download's notebooks under ``out/<id>/<notebook>.ipynb``.
 
     Parameters
@@ -62,6 +68,9 @@ def collect_submissions(download, out, *, roster, sources):
         ``id`` (Canvas's user id for a Canvas download) and ``name``.
     sources : dict of str to path
         The instructor notebooks, by short name.
+    deadline : datetime or None
+        A submission whose file time (in the zip, else on disk) is after it
+        is late, as is one Canvas marks ``LATE``.
 
     Returns
     -------
@@ -84,10 +93,11 @@ def collect_submissions(download, out, *, roster, sources):
     result = {"placed": {}, "late": [], "unknown_files": [], "unknown_students": [], "duplicates": [],
               "missing": []}
     with tempfile.TemporaryDirectory(prefix="lupikit-collect-") as tmp:
-        root = download
+        root, times = download, {}
         if download.is_file() and zipfile.is_zipfile(download):
             with zipfile.ZipFile(download) as zf:
                 zf.extractall(tmp)
+                times = {str(Path(tmp) / i.filename): datetime.datetime(*i.date_time) for i in zf.infolist()}
             root = Path(tmp)
         elif not download.is_dir():
             raise FileNotFoundError(f"download: {download} is neither a folder nor a zip file.")
@@ -122,6 +132,7 @@ def collect_submissions(download, out, *, roster, sources):
             target.parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(path, target)
             result["placed"].setdefault(owner, []).append(rel)
+            late = late or (deadline is not None and _stamp(path, times) > deadline)
             if late and owner not in result["late"]:
                 result["late"].append(owner)
     result["missing"] = [s["id"] for s in roster if s["id"] not in result["placed"]]

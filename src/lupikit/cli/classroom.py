@@ -1,6 +1,7 @@
 """``lupikit classroom build|grade|check|pack``: the classroom edition from the command line."""
 
 import argparse
+import datetime
 import importlib.util
 import os
 import subprocess
@@ -109,7 +110,15 @@ def cmd_collect(args):
             checkout_paths(find_notebooks_dir(args.notebooks_dir)).classroom / "instructor")
         edition = classroom.read_edition(instructor)
         roster = classroom.read_roster_table(args.roster, id_column=args.id_column)
-        done = classroom.collect_submissions(args.download, args.out, roster=roster, sources=edition["sources"])
+        deadline = None
+        if args.deadline:
+            try:
+                deadline = datetime.datetime.fromisoformat(args.deadline)
+            except ValueError as exc:
+                raise ValueError(f"--deadline {args.deadline!r} is not a date and time such as "
+                                 "2027-03-01T23:59") from exc
+        done = classroom.collect_submissions(args.download, args.out, roster=roster, sources=edition["sources"],
+                                             deadline=deadline)
     except (FileNotFoundError, ValueError) as exc:
         raise BookError(str(exc)) from exc
     placed = sum(len(v) for v in done["placed"].values())
@@ -316,6 +325,8 @@ def add_classroom_parser(sub):
     o.add_argument("--instructor", metavar="DIR",
                    help="the instructor edition, whose notebooks the submissions are recognised by "
                         "(default: the checkout's _build/classroom/instructor)")
+    o.add_argument("--deadline", help="date and time (ISO, e.g. 2027-03-01T23:59, local time as the download's "
+                                      "file times): a file handed in after it is late")
     o.set_defaults(func=cmd_collect)
     m = csub.add_parser("marks", parents=[common], help="merge the written exercises' marks into the scores")
     m.add_argument("scores", help="the scores CSV of `classroom grade`")
