@@ -78,7 +78,7 @@ def answered(student_nb, instructor_nb):
     return nb
 
 
-KINDS = ("wrong", "loops", "raises", "notjson", "deleted", "copy")
+KINDS = ("copy", "wrong", "loops", "raises", "notjson", "deleted")
 
 
 def main(argv=None):
@@ -206,9 +206,17 @@ def main(argv=None):
                               "solution lines in it (from the book's cache)", round(book_seconds, 1)])
         with scores.open() as fh:
             rows = {r["student"]: r for r in csv.DictReader(fh)}
-        full = float(rows["max"]["total"]) - width  # the computational part (every written mark is 1)
+        questions = [c for c in rows["max"] if c not in ("student", "total", "flags") and not c.startswith("written:")]
+
+        def computational(row):
+            return sum(float(row[c]) for c in questions)
+
+        full = computational(rows["max"])
         wrong = [sid for sid, kind in expected.items()
-                 if (kind in ("right", "copy")) != (float(rows[sid]["total"]) - width == full)]
+                 if (kind in ("right", "copy")) != (computational(rows[sid]) == full)]
+        if wrong:
+            print("computational totals: " + ", ".join(f"{sid} ({expected[sid]}) {computational(rows[sid]):g}/{full:g}"
+                                                      for sid in wrong))
         copies = [sid for sid, kind in expected.items() if kind == "copy"]
         flags_wrong = [sid for sid in copies if "is " + ids[0] + "'s" not in rows[sid]["flags"]]
         if "handed in late" not in rows[late]["flags"]:
