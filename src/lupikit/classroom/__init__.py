@@ -42,7 +42,7 @@ _HOMES = {
     "student_notebook": "_markup",
     "is_exercise_notebook": "_notebooks",
     "make_pack": "_pack", "pinned_requirements": "_pack",
-    "read_roster": "_variants", "variant_for": "_variants", "read_roster_table": "_roster",
+    "read_roster": "_roster", "variant_for": "_variants", "read_roster_table": "_roster",
     "written_exercises": "_written",
 }
 

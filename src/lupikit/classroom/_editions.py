@@ -13,7 +13,8 @@ import nbformat
 from ._markup import MARKERS, is_exercise_notebook, read_questions, strip_solution_blocks, student_notebook
 from ._pack import RUN_CHECKS
 from ._marks import written_marks_template
-from ._variants import read_roster, variant_for
+from ._roster import read_roster
+from ._variants import variant_for
 from ._written import written_exercises
 
 __all__ = ["Editions", "build_editions", "solution_texts", "find_leaks"]

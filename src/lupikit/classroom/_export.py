@@ -16,16 +16,13 @@ column (``title``), and with ``per_question`` each question in one more.
 import csv
 import io
 
-from ._grade import _write_atomically, read_scores
+from ._files import fmt_points, write_atomically
+from ._grade import read_scores
 from ._roster import read_roster_table
 
 __all__ = ["export_grades"]
 
 _CANVAS = ("Student", "ID", "SIS User ID", "SIS Login ID", "Section")
-
-
-def _fmt(points):
-    return f"{points:g}"
 
 
 def export_grades(scores, out, fmt, *, roster=None, id_column=None, title="lupikit exercises", per_question=False):
@@ -77,7 +74,7 @@ def export_grades(scores, out, fmt, *, roster=None, id_column=None, title="lupik
             missing.append(s["id"])
             grades = [""] * len(grade_cols)
         else:
-            grades = [_fmt(totals[s["id"]])] + ([_fmt(row[c]) for c in columns] if per_question else [])
+            grades = [fmt_points(totals[s["id"]])] + ([fmt_points(row[c]) for c in columns] if per_question else [])
         if fmt == "canvas":
             fields = s["fields"]
             writer.writerow([fields.get("Student", s["name"]), fields.get("ID", s["id"]),
@@ -85,5 +82,5 @@ def export_grades(scores, out, fmt, *, roster=None, id_column=None, title="lupik
                              fields.get("Section", ""), *grades])
         else:
             writer.writerow([s["id"], s["name"], *grades])
-    _write_atomically(out, buffer.getvalue())
+    write_atomically(out, buffer.getvalue())
     return {"out": out, "rows": len(students), "missing": missing}

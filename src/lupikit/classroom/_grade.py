@@ -25,7 +25,6 @@ import hashlib
 import html
 import io
 import json
-import os
 import platform
 import re
 import shutil
@@ -41,9 +40,12 @@ from nbclient.exceptions import CellTimeoutError, DeadKernelError
 from tqdm.auto import tqdm
 
 from . import _answers
+from ._files import fmt_points, write_atomically
 from ._integrity import normalised_code, submission_flags
+from ._marks import merge_written_marks
 from ._markup import read_questions, set_parameter, student_notebook
-from ._variants import check_student_id, read_roster, variant_for
+from ._roster import read_roster
+from ._variants import check_student_id, variant_for
 
 __all__ = ["GradeReport", "grade_submissions", "read_scores", "without_values"]
 
@@ -232,8 +234,6 @@ def _grade_one(student, rel, source, questions, variant, submissions, reports, l
     return student, rel, rows, notes, bool(grader_error), time.perf_counter() - t0
 
 
-def _fmt(points):
-    return f"{points:g}"
 
 
 def _answer_cells(nb):
@@ -245,7 +245,7 @@ def _answer_cells(nb):
 def _report_text(student, variant, questions, scores, reasons, notes, flags=()):
     lines = [f"# Grades of {student}", "", f"Variant: {variant}", ""]
     total = sum(scores.values())
-    lines += [f"Total: {_fmt(total)} of {_fmt(sum(q.points for q in questions))}", ""]
+    lines += [f"Total: {fmt_points(total)} of {fmt_points(sum(q.points for q in questions))}", ""]
     if flags:
         lines += ["**Flags** (for the instructor to look at; they change no score):", ""]
         lines += [f"- {f}" for f in flags] + [""]
@@ -255,8 +255,8 @@ def _report_text(student, variant, questions, scores, reasons, notes, flags=()):
             lines += [f"- **note**: {note}"]
         for q in (q for q in questions if q.notebook == rel):
             got = scores[q.column]
-            mark = "passed" if got == q.points else f"{_fmt(q.points - got)} point(s) lost: {reasons[q.column]}"
-            lines.append(f"- `{q.grade_id}` ({_fmt(got)}/{_fmt(q.points)}): {mark}")
+            mark = "passed" if got == q.points else f"{fmt_points(q.points - got)} point(s) lost: {reasons[q.column]}"
+            lines.append(f"- `{q.grade_id}` ({fmt_points(got)}/{fmt_points(q.points)}): {mark}")
         lines.append("")
     return "\n".join(lines)
 
@@ -285,7 +285,7 @@ def _feedback_html(student, questions, scores, reasons, notes):
         got = scores[q.column]
         why = "passed" if got == q.points else without_values(reasons[q.column])
         rows.append(f"<tr><td><code>{html.escape(q.notebook)}</code></td><td><code>{html.escape(q.grade_id)}</code>"
-                    f"</td><td>{_fmt(got)} / {_fmt(q.points)}</td><td>{html.escape(q.checks or '')}</td>"
+                    f"</td><td>{fmt_points(got)} / {fmt_points(q.points)}</td><td>{html.escape(q.checks or '')}</td>"
                     f"<td>{html.escape(why)}</td></tr>")
     note_items = "".join(f"<li><code>{html.escape(rel)}</code>: {html.escape(without_values(n))}</li>"
                          for rel, ns in notes.items() for n in ns)
@@ -293,7 +293,7 @@ def _feedback_html(student, questions, scores, reasons, notes):
             f"{html.escape(student)}</title><style>body{{font-family:sans-serif;max-width:60em;margin:2em auto}}"
             "td,th{border-bottom:1px solid #ccc;padding:.3em .6em;text-align:left;vertical-align:top}"
             "table{border-collapse:collapse}</style></head><body>\n"
-            f"<h1>Feedback for {html.escape(student)}</h1>\n<p><strong>Total: {_fmt(total)} of {_fmt(full)}"
+            f"<h1>Feedback for {html.escape(student)}</h1>\n<p><strong>Total: {fmt_points(total)} of {fmt_points(full)}"
             "</strong></p>\n" + (f"<ul>{note_items}</ul>\n" if note_items else "")
             + "<table><thead><tr><th>notebook</th><th>question</th><th>points</th><th>what the tests check</th>"
               "<th>result</th></tr></thead><tbody>\n" + "\n".join(rows) + "\n</tbody></table>\n"
@@ -301,18 +301,6 @@ def _feedback_html(student, questions, scores, reasons, notes):
             "grader.</p>\n</body></html>\n")
 
 
-def _write_atomically(path, text):
-    """Write ``text`` to ``path`` so that a reader sees the old file or the new one, never a part."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
-            fh.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
 
 
 def read_scores(path):
@@ -512,20 +500,18 @@ def grade_submissions(submissions, sources, out, *, roster=None, seed=0, time_li
     writer.writerow(["student", *columns, "total", "flags"])
     for s in order:
         row = [rows[s][c] for c in columns]
-        writer.writerow([s, *map(_fmt, row), _fmt(sum(row)), "; ".join(flags.get(s, []))])
-    writer.writerow(["max", *(_fmt(q.points) for q in every), _fmt(sum(q.points for q in every)), ""])
-    _write_atomically(out, buffer.getvalue())
+        writer.writerow([s, *map(fmt_points, row), fmt_points(sum(row)), "; ".join(flags.get(s, []))])
+    writer.writerow(["max", *(fmt_points(q.points) for q in every), fmt_points(sum(q.points for q in every)), ""])
+    write_atomically(out, buffer.getvalue())
     if written is not None:
-        from ._marks import merge_written_marks
-
         with tempfile.TemporaryDirectory(prefix="lupikit-marks-") as tmp:
             (Path(tmp) / "marks.csv").write_text(written, encoding="utf-8")
             merge_written_marks(out, Path(tmp) / "marks.csv")
     feedback = out.parent / f"{out.stem}-feedback"
     for s in students:
-        _write_atomically(reports / f"{s}.md", _report_text(s, variants[s], every, scores[s], reasons[s], notes[s],
+        write_atomically(reports / f"{s}.md", _report_text(s, variants[s], every, scores[s], reasons[s], notes[s],
                                                             flags.get(s, [])))
-        _write_atomically(feedback / f"{s}.html", _feedback_html(s, every, scores[s], reasons[s], notes[s]))
+        write_atomically(feedback / f"{s}.html", _feedback_html(s, every, scores[s], reasons[s], notes[s]))
     log = out.parent / f"{out.stem}-log.jsonl"
     entry = {
         "when": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),

@@ -15,7 +15,7 @@ import io
 import re
 from pathlib import Path
 
-from ._grade import _fmt, _write_atomically
+from ._files import fmt_points, write_atomically
 
 __all__ = ["WRITTEN_PREFIX", "merge_written_marks", "rubric_points", "written_marks_template"]
 
@@ -41,7 +41,7 @@ def written_marks_template(written, students):
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
     writer.writerow(["student", *(WRITTEN_PREFIX + label for label in labels)])
-    writer.writerow(["max", *(_fmt(rubric_points(w["rubric"])) for w in written if w.get("label"))])
+    writer.writerow(["max", *(fmt_points(rubric_points(w["rubric"])) for w in written if w.get("label"))])
     for s in students or []:
         writer.writerow([s, *([""] * len(labels))])
     return buffer.getvalue()
@@ -104,13 +104,13 @@ def merge_written_marks(scores, marks):
         cells = dict(zip(header, row))
         student = row[0]
         if student == "max":
-            cells.update({c: _fmt(limits[c]) for c in written})
+            cells.update({c: fmt_points(limits[c]) for c in written})
         elif student in given:
             seen.add(student)
-            cells.update({c: _fmt(v) for c, v in given[student].items()})
+            cells.update({c: fmt_points(v) for c, v in given[student].items()})
         values = [cells.get(c, "") for c in columns]
         total = sum(float(v) for v in values if v != "")
-        writer.writerow([student, *values, _fmt(total), *([cells.get("flags", "")] if tail == 2 else [])])
-    _write_atomically(scores, buffer.getvalue())
+        writer.writerow([student, *values, fmt_points(total), *([cells.get("flags", "")] if tail == 2 else [])])
+    write_atomically(scores, buffer.getvalue())
     return {"columns": written, "students": sorted(s for s in seen if given[s]),
             "unknown": sorted(set(given) - seen), "out": Path(scores)}

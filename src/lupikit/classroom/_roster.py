@@ -26,7 +26,7 @@ from pathlib import Path
 
 from ._variants import check_student_id
 
-__all__ = ["ID_HEADERS", "read_roster_table"]
+__all__ = ["ID_HEADERS", "read_roster", "read_roster_table"]
 
 #: header cells that name an id column, most specific first
 ID_HEADERS = ("username", "user name", "login", "login id", "student_id", "student id", "student", "id",
@@ -167,3 +167,33 @@ def read_roster_table(path, id_column=None):
     if not students:
         raise ValueError(f"roster {path.name} lists no student id.")
     return students
+
+def read_roster(path, id_column=None):
+    """The student ids of a roster file, in its order.
+
+    A plain CSV with one id a row (first column; a first row of headers such
+    as ``student`` or ``id`` is skipped), or a Canvas or Moodle export,
+    comma, semicolon or tab separated: see
+    :func:`read_roster_table`, which also gives
+    the names and e-mails. ``id_column`` (a header or a 1-based number)
+    names the id column. Blank rows are skipped.
+
+    Raises
+    ------
+    FileNotFoundError
+        The file does not exist.
+    ValueError
+        An id is not valid, appears twice, or the roster is empty.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "roster.csv"
+    >>> _ = path.write_text("student\\nada\\nalan\\n")
+    >>> read_roster(path)
+    ['ada', 'alan']
+    >>> _ = path.write_text("Nachname;Vorname;Username\\nLovelace;Ada;ada\\nTuring;Alan;alan\\n")
+    >>> read_roster(path)
+    ['ada', 'alan']
+    """
+    return [s["id"] for s in read_roster_table(path, id_column=id_column)]

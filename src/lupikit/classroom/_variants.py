@@ -9,7 +9,7 @@ student's variant without knowing their id.
 import hashlib
 import re
 
-__all__ = ["read_roster", "variant_for", "check_student_id"]
+__all__ = ["variant_for", "check_student_id"]
 
 _ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._@+-]{0,127}")
 
@@ -52,36 +52,3 @@ def variant_for(student_id, seed=0):
     student_id = check_student_id(student_id)
     digest = hashlib.sha256(f"lupikit-classroom:{seed}:{student_id}".encode()).digest()
     return int.from_bytes(digest[:4], "big") % 2**31
-
-
-def read_roster(path, id_column=None):
-    """The student ids of a roster file, in its order.
-
-    A plain CSV with one id a row (first column; a first row of headers such
-    as ``student`` or ``id`` is skipped), or a Canvas or Moodle export,
-    comma, semicolon or tab separated: see
-    :func:`lupikit.classroom._roster.read_roster_table`, which also gives
-    the names and e-mails. ``id_column`` (a header or a 1-based number)
-    names the id column. Blank rows are skipped.
-
-    Raises
-    ------
-    FileNotFoundError
-        The file does not exist.
-    ValueError
-        An id is not valid, appears twice, or the roster is empty.
-
-    Examples
-    --------
-    >>> import tempfile, pathlib
-    >>> path = pathlib.Path(tempfile.mkdtemp()) / "roster.csv"
-    >>> _ = path.write_text("student\\nada\\nalan\\n")
-    >>> read_roster(path)
-    ['ada', 'alan']
-    >>> _ = path.write_text("Nachname;Vorname;Username\\nLovelace;Ada;ada\\nTuring;Alan;alan\\n")
-    >>> read_roster(path)
-    ['ada', 'alan']
-    """
-    from ._roster import read_roster_table
-
-    return [s["id"] for s in read_roster_table(path, id_column=id_column)]

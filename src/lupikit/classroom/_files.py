@@ -1,0 +1,32 @@
+"""Small file helpers of the classroom package: points as text, files replaced in one step (private)."""
+
+import os
+import tempfile
+from pathlib import Path
+
+__all__ = ["fmt_points", "write_atomically"]
+
+
+def fmt_points(points):
+    """Points as the scores files write them: ``2``, ``0.5``.
+
+    Examples
+    --------
+    >>> fmt_points(2.0), fmt_points(0.5)
+    ('2', '0.5')
+    """
+    return f"{points:g}"
+
+
+def write_atomically(path, text):
+    """Write ``text`` to ``path`` so that a reader sees the old file or the new one, never a part."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
+            fh.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
