@@ -163,7 +163,9 @@ def main(argv=None):
         time_rows.append([f"collecting {len(files)} notebooks from a Canvas-style bulk download "
                           "(`lupikit classroom collect`)", round(seconds, 1)])
         collected = sorted(str(p.relative_to(subs)) for p in subs.rglob("*.ipynb"))
-        placed_ok = len(collected) == len(files)
+        # a notebook that is not valid JSON cannot say which exercise it is: collect lists it, unplaced
+        broken = sum(kind == "notjson" for kind in expected.values())
+        placed_ok = len(collected) == len(files) - broken and (broken == 0 or "not valid JSON" in log)
         scores = course / "scores.csv"
         seconds, log = run([str(LUPIKIT), "classroom", "grade", "submissions", "--instructor", str(instructor),
                             "--out", "scores.csv", "--jobs", str(args.jobs), "--time-limit", str(args.time_limit)],
@@ -232,7 +234,7 @@ def main(argv=None):
         record.write(_record.record_dir(args.record_dir, args.quick))
         problems = ([f"scores NOT as expected: {', '.join(wrong)}"] if wrong else []) + (
             [f"flags NOT as expected: {', '.join(flags_wrong)}"] if flags_wrong else []) + (
-            [] if placed_ok else [f"collected {len(collected)} of {len(files)} notebooks"]) + (
+            [] if placed_ok else [f"collected {len(collected)} of {len(files)} notebooks ({broken} broken)"]) + (
             [] if regrade_ok else ["the regrade changed scores.csv"]) + (
             [] if export_ok else ["the Canvas export's rows are not the roster's"])
         print("students right or copying: full marks; others lost points; copies and the late one flagged: "

@@ -596,12 +596,14 @@ def test_collect_places_a_canvas_download_by_what_the_notebooks_hold(tmp_path, c
         zf.writestr("turingalan_LATE_102_5552_exercises (1).ipynb", alan)  # a browser's copy name
         zf.writestr("lovelaceada_101_5553_notes.txt", "my notes")
         zf.writestr("hoppergrace_777_5554_exercises.ipynb", ada)
+        zf.writestr("turingalan_102_5555_exercises.ipynb", "{not json")
     subs = tmp_path / "subs"
     done = collect_submissions(download, subs, roster=read_roster_table(canvas_roster), sources=sources)
     assert done["placed"] == {"101": ["toy/exercises"], "102": ["toy/exercises"]}
     assert done["late"] == ["102"] and done["missing"] == []
     assert done["unknown_files"] == ["lovelaceada_101_5553_notes.txt"]
     assert len(done["duplicates"]) == 1 and "hoppergrace (user id 777)" in done["unknown_students"][0]
+    assert done["unreadable"] == ["102: turingalan_102_5555_exercises.ipynb"]
     assert nbformat.writes(nbformat.read(subs / "102" / "toy" / "exercises.ipynb", as_version=4)) == alan
     report = grade_submissions(subs, sources, tmp_path / "scores.csv", roster=["101", "102"], seed=1,
                                time_limit=30, n_jobs=2)

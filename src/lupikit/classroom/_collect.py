@@ -34,11 +34,11 @@ def _graded_ids(nb):
 
 
 def _which(path, signatures):
-    """The instructor notebook ``path`` is a submission of (its short name), or None."""
+    """The instructor notebook ``path`` is a submission of (its short name), None, or "" if unreadable."""
     try:
         nb = json.loads(Path(path).read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError):
-        return None
+        return ""
     ids = _graded_ids(nb)
     best = max(signatures, key=lambda rel: len(ids & signatures[rel]), default=None)
     return best if best is not None and ids & signatures[best] else None
@@ -76,6 +76,8 @@ def collect_submissions(download, out, *, roster, sources, deadline=None):
     -------
     dict
         ``placed`` ({id: [notebook, ...]}), ``late`` (ids), ``unknown_files``,
+        ``unreadable`` (a student's ``.ipynb`` that is not valid JSON: which
+        exercise it is cannot be told, so it is not placed),
         ``unknown_students`` (in the download, not on the roster),
         ``duplicates`` (a second file for a notebook, not placed) and
         ``missing`` (roster ids with nothing placed).
@@ -90,8 +92,8 @@ def collect_submissions(download, out, *, roster, sources, deadline=None):
             if "," in s["name"]:  # "Lovelace, Ada" is also "Ada Lovelace"
                 last, first = s["name"].split(",", 1)
                 by_name.setdefault(_norm_name(f"{first} {last}"), s["id"])
-    result = {"placed": {}, "late": [], "unknown_files": [], "unknown_students": [], "duplicates": [],
-              "missing": []}
+    result = {"placed": {}, "late": [], "unknown_files": [], "unreadable": [], "unknown_students": [],
+              "duplicates": [], "missing": []}
     with tempfile.TemporaryDirectory(prefix="lupikit-collect-") as tmp:
         root, times = download, {}
         if download.is_file() and zipfile.is_zipfile(download):
@@ -122,6 +124,9 @@ def collect_submissions(download, out, *, roster, sources, deadline=None):
                 result["unknown_files"].append(str(rel_path))
                 continue
             rel = _which(path, signatures) if path.suffix == ".ipynb" else None
+            if rel == "":  # a broken notebook cannot say which exercise it is: the instructor decides
+                result["unreadable"].append(f"{owner}: {rel_path}")
+                continue
             if rel is None:
                 result["unknown_files"].append(str(rel_path))
                 continue

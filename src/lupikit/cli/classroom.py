@@ -126,6 +126,8 @@ def cmd_collect(args):
           + (f"; late: {', '.join(done['late'])}" if done["late"] else ""))
     for key, what in (("missing", "on the roster, nothing handed in"), ("unknown_students", "not on the roster"),
                       ("unknown_files", "not an exercise notebook of this edition"),
+                      ("unreadable", "a notebook that is not valid JSON (not placed: which exercise it is "
+                                     "cannot be told)"),
                       ("duplicates", "a second file for one notebook (not placed)")):
         if done[key]:
             print(f"  {what} ({len(done[key])}): " + "; ".join(done[key][:8]) + ("; ..." if len(done[key]) > 8 else ""))
