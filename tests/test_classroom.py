@@ -260,10 +260,13 @@ def test_the_classroom_commands(tmp_path, monkeypatch, capsys):
     assert cli_main(["classroom", "grade", str(subs), "--instructor", instructor, "--out", str(tmp_path / "s.csv"),
                      "--time-limit", "60"]) == 0
     assert "ada: 3 of 3" in capsys.readouterr().out
+    assert cli_main(["classroom", "export", str(tmp_path / "s.csv"), "--format", "moodle",
+                     "--out", str(tmp_path / "moodle.csv")]) == 0
+    assert "moodle grades:" in capsys.readouterr().out
+    assert (tmp_path / "moodle.csv").read_text().splitlines()[1] == "ada,,3"
     assert cli_main(["classroom", "export", str(tmp_path / "s.csv"), "--format", "canvas",
-                     "--out", str(tmp_path / "canvas.csv")]) == 0
-    assert "canvas grades:" in capsys.readouterr().out
-    assert (tmp_path / "canvas.csv").read_text().splitlines()[1] == ",ada,,,,3"
+                     "--out", str(tmp_path / "canvas.csv")]) == 2
+    assert "needs the roster Canvas exported" in capsys.readouterr().err
     assert cli_main(["classroom", "grade", str(tmp_path / "nowhere"), "--instructor", instructor,
                      "--out", str(tmp_path / "s.csv")]) == 2
     assert "is not a folder" in capsys.readouterr().err
@@ -480,6 +483,16 @@ def test_rosters_from_lms_exports_and_spreadsheets(tmp_path, text, id_column, id
     assert read_roster(path, id_column=id_column) == ids
 
 
+def test_max_cannot_be_a_student_id_and_id_wins_over_a_name_column(tmp_path):
+    """'max' names the row of maximum points in scores.csv; a roster 'Student,ID' takes the ids."""
+    path = tmp_path / "roster.csv"
+    path.write_text("student\nada\nmax\n")
+    with pytest.raises(ValueError, match="'max' names the row of the maximum points"):
+        read_roster(path)
+    path.write_text("Student,ID\nAda Lovelace,ada\nAlan Turing,alan\n")
+    assert read_roster(path) == ["ada", "alan"]
+
+
 def test_an_unknown_id_column_is_refused_with_the_headers(tmp_path):
     path = tmp_path / "roster.csv"
     path.write_text(MOODLE_EXPORT)
@@ -626,6 +639,16 @@ def test_collect_places_a_canvas_download_by_what_the_notebooks_hold(tmp_path, c
     done = collect_submissions(folder.parent, tmp_path / "subs4", roster=read_roster_table(moodle_roster),
                                sources=sources, deadline=datetime.datetime(2027, 3, 1, 23, 59))
     assert done["late"] == ["ada"]
+    # a deadline with a time zone is compared in local time, as the file times are
+    aware = datetime.datetime(2027, 3, 1, 23, 59).astimezone()
+    done = collect_submissions(folder.parent, tmp_path / "subs5", roster=read_roster_table(moodle_roster),
+                               sources=sources, deadline=aware)
+    assert done["late"] == ["ada"]
+    # two students of one name: their folder is not given to either
+    twins = tmp_path / "twins.csv"
+    twins.write_text("First name;Last name;Username\nAda;Lovelace;ada\nAda;Lovelace;ada2\n")
+    done = collect_submissions(folder.parent, tmp_path / "subs6", roster=read_roster_table(twins), sources=sources)
+    assert done["placed"] == {} and "2 students of that name" in done["ambiguous"][0]
     capsys.readouterr()
     assert cli_main(["classroom", "collect", str(download), "--out", str(tmp_path / "subs3"), "--roster",
                      str(canvas_roster), "--instructor", str(eds["instructor"])]) == 0
@@ -669,7 +692,9 @@ def test_partial_credit_gives_each_test_of_a_graded_cell_its_share(tmp_path):
     source = toy_notebook(sum_points=2)
     for cell in source.cells:
         if (cell.metadata.get("nbgrader") or {}).get("grade_id") == "squares":
-            cell.source = "assert np.ndim(s) == 0, 's is one number'\n" + cell.source
+            cell.source = ("def is_number(v):\n    assert np.ndim(v) == 0, 's is one number'\n\n\n"
+                           "is_number(s)\n" + cell.source
+                           + "\nnp.testing.assert_allclose(s, float(np.dot(x, x)), err_msg='s is not the sum')")
             cell.metadata["lupikit"]["partial"] = True
     path = tmp_path / "source" / "toy" / "exercises.ipynb"
     path.parent.mkdir(parents=True)
@@ -679,10 +704,11 @@ def test_partial_credit_gives_each_test_of_a_graded_cell_its_share(tmp_path):
     submission(with_answer(source, "squares", "s = float(np.dot(x, x)) + 1.0"), subs, "bob")  # the form only
     submission(with_answer(source, "squares", "s = np.ones(3)"), subs, "cy")  # neither
     report = grade_submissions(subs, {"toy/exercises": path}, tmp_path / "scores.csv", time_limit=30, n_jobs=2)
+    # three tests: the form (through a helper), the value by an assert, the value by assert_allclose
     got = {s: report["scores"][s]["toy/exercises:squares"] for s in ("ada", "bob", "cy")}
-    assert got == {"ada": 2.0, "bob": 1.0, "cy": 0.0}
-    assert report["reasons"]["bob"]["toy/exercises:squares"].startswith("1 of 2 tests failed: a test failed")
-    assert "1 point(s) lost: 1 of 2 tests failed" in (tmp_path / "scores-reports" / "bob.md").read_text()
+    assert got == {"ada": 2.0, "bob": round(2 / 3, 4), "cy": 0.0}
+    assert report["reasons"]["bob"]["toy/exercises:squares"].startswith("2 of 3 tests failed: a test failed")
+    assert "2 of 3 tests failed" in (tmp_path / "scores-reports" / "bob.md").read_text()
     assert report["scores"]["bob"]["toy/exercises:mean"] == 2.0  # the other question, all or nothing, untouched
 
 

@@ -85,37 +85,46 @@ def _load(question, names, folder):
     return {n: (a[()] if a.ndim == 0 else a) for n, a in answers.items()}, None
 
 
+_SETUP = (ast.Import, ast.ImportFrom, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Assign,
+          ast.AugAssign, ast.AnnAssign)
+
+
 def _run_tests(code, question, namespace):
     """Run a graded cell a top-level statement at a time: (tests passed, tests, the failures' reasons).
 
-    A test is a top-level statement that holds an ``assert``; the other
-    statements prepare them. An error outside an ``assert`` stops the cell:
-    the tests after it fail.
+    Imports, definitions and assignments prepare the tests; every other
+    top-level statement (an ``assert``, a call such as
+    ``np.testing.assert_allclose``, a loop of checks) is a test, and fails if
+    it raises. A test that fails does not stop the others; a preparing
+    statement that fails stops the cell, and it and the tests after it fail.
     """
     tree = ast.parse(code)
-    is_test = [any(isinstance(n, ast.Assert) for n in ast.walk(stmt)) for stmt in tree.body]
-    passed, reasons = 0, []
-    for k, (stmt, test) in enumerate(zip(tree.body, is_test)):
+    is_test = [not isinstance(stmt, _SETUP) for stmt in tree.body]
+    passed, reasons, stopped = 0, [], False
+    for stmt, test in zip(tree.body, is_test):
         block = compile(ast.Module(body=[stmt], type_ignores=[]), f"<graded cell {question}>", "exec")
         try:
             exec(block, namespace)  # noqa: S102 - the instructor's tests
             passed += test
         except AssertionError as exc:
             reasons.append("a test failed" + (f": {_first_line(exc)}" if str(exc) else ""))
-            if not test:
-                break
         except Exception as exc:  # noqa: BLE001 - the answer under test may make the tests raise
             reasons.append(f"the tests raised {type(exc).__name__}: {_first_line(exc)}")
+        else:
+            continue
+        if not test:
+            stopped = True
             break
-    return passed, sum(is_test), reasons
+    # a failed preparing statement counts as one more failed test, so that a failure always costs points
+    return passed, sum(is_test) + stopped, reasons
 
 
 def check(question, names, code, namespace, folder, results, partial=False):
     """Run ``code`` (a graded cell) with the student's answers and append the outcome to ``results``.
 
-    With ``partial``, each test of the cell (a top-level statement holding an
-    ``assert``) counts for its share: the outcome's ``fraction`` is the
-    share passed. Never raises: a failed test, an error or a missing answer
+    With ``partial``, each test of the cell (a top-level statement that is
+    not an import, a definition or an assignment) counts for its share: the
+    outcome's ``fraction`` is the share passed. Never raises: a failed test, an error or a missing answer
     is recorded with its reason, and the reference answers are put back.
     """
     folder, outcome = Path(folder), {"question": question, "passed": False, "reason": "", "fraction": 0.0}
@@ -131,7 +140,8 @@ def check(question, names, code, namespace, folder, results, partial=False):
                 outcome["fraction"] = passed / total if total else float(not reasons)
                 outcome["passed"] = not reasons and passed == total
                 if reasons:
-                    outcome["reason"] = f"{total - passed} of {total} tests failed: " + "; ".join(reasons[:3])
+                    outcome["reason"] = ((f"{total - passed} of {total} tests failed: " if total else "")
+                                         + "; ".join(reasons[:3]))
             else:
                 exec(compile(code, f"<graded cell {question}>", "exec"), namespace)  # noqa: S102 - the instructor's tests
                 outcome["passed"], outcome["fraction"] = True, 1.0

@@ -22,6 +22,8 @@ import tempfile
 import zipfile
 from pathlib import Path
 
+from ._variants import check_student_id
+
 __all__ = ["collect_submissions"]
 
 _CANVAS = re.compile(r"^(?P<name>[^_]*)_(?:(?P<late>LATE)_)?(?P<uid>\d+)_(?P<sid>\d+)_(?P<file>.+)$")
@@ -40,17 +42,24 @@ def _which(path, signatures):
     except (OSError, UnicodeDecodeError, json.JSONDecodeError):
         return ""
     ids = _graded_ids(nb)
-    best = max(signatures, key=lambda rel: len(ids & signatures[rel]), default=None)
-    return best if best is not None and ids & signatures[best] else None
+    overlap = {rel: len(ids & sig) for rel, sig in signatures.items()}
+    top = max(overlap.values(), default=0)
+    best = [rel for rel, n in overlap.items() if n == top]
+    if top == 0:
+        return None
+    return best[0] if len(best) == 1 else "?"  # "?": two exercise notebooks share these check cells
 
 
 def _norm_name(text):
     return " ".join(re.sub(r"[^\w]+", " ", text.lower()).split())
 
 
-def _stamp(path, times):
-    """When a file was handed in: its time in the zip (an LMS's download keeps it), else its mtime."""
-    return times.get(str(path)) or datetime.datetime.fromtimestamp(path.stat().st_mtime)
+def _stamp(path, times, zipped):
+    """When a file was handed in: its time in the zip (an LMS's download keeps it), else its mtime;
+    None if a zipped file's time is not known (its extraction time says nothing)."""
+    if zipped:
+        return times.get(str(path))
+    return datetime.datetime.fromtimestamp(path.stat().st_mtime)
 
 
 def collect_submissions(download, out, *, roster, sources, deadline=None):
@@ -70,30 +79,37 @@ def collect_submissions(download, out, *, roster, sources, deadline=None):
         The instructor notebooks, by short name.
     deadline : datetime or None
         A submission whose file time (in the zip, else on disk) is after it
-        is late, as is one Canvas marks ``LATE``.
+        is late, as is one Canvas marks ``LATE``. A time zone is converted
+        to local time, as the download's file times are.
 
     Returns
     -------
     dict
         ``placed`` ({id: [notebook, ...]}), ``late`` (ids), ``unknown_files``,
         ``unreadable`` (a student's ``.ipynb`` that is not valid JSON: which
-        exercise it is cannot be told, so it is not placed),
+        exercise it is cannot be told, so it is not placed), ``ambiguous``
+        (a name two roster students share, or check cells two exercise
+        notebooks share: not placed),
         ``unknown_students`` (in the download, not on the roster),
         ``duplicates`` (a second file for a notebook, not placed) and
         ``missing`` (roster ids with nothing placed).
     """
     download, out = Path(download), Path(out)
+    if deadline is not None and deadline.tzinfo is not None:
+        deadline = deadline.astimezone().replace(tzinfo=None)
     signatures = {rel: _graded_ids(json.loads(Path(p).read_text(encoding="utf-8"))) for rel, p in sources.items()}
-    by_id = {s["id"]: s for s in roster}
+    by_id = {check_student_id(s["id"], where="roster:"): s for s in roster}
     by_name = {}
     for s in roster:
         if s.get("name"):
-            by_name.setdefault(_norm_name(s["name"]), s["id"])
+            forms = {_norm_name(s["name"])}
             if "," in s["name"]:  # "Lovelace, Ada" is also "Ada Lovelace"
                 last, first = s["name"].split(",", 1)
-                by_name.setdefault(_norm_name(f"{first} {last}"), s["id"])
+                forms.add(_norm_name(f"{first} {last}"))
+            for form in forms:
+                by_name.setdefault(form, set()).add(s["id"])
     result = {"placed": {}, "late": [], "unknown_files": [], "unreadable": [], "unknown_students": [],
-              "duplicates": [], "missing": []}
+              "ambiguous": [], "duplicates": [], "missing": []}
     with tempfile.TemporaryDirectory(prefix="lupikit-collect-") as tmp:
         root, times = download, {}
         if download.is_file() and zipfile.is_zipfile(download):
@@ -106,26 +122,32 @@ def collect_submissions(download, out, *, roster, sources, deadline=None):
         for path in sorted(p for p in root.rglob("*") if p.is_file()):
             rel_path = path.relative_to(root)
             owner, late = None, False
-            canvas = _CANVAS.match(path.name)
             moodle = next((m for m in (_MOODLE.match(part) for part in rel_path.parts[:-1]) if m), None)
-            if canvas:
+            canvas = None if moodle or len(rel_path.parts) > 1 else _CANVAS.match(path.name)
+            if len(rel_path.parts) > 1 and rel_path.parts[0] in by_id:  # already <id>/...
+                owner = rel_path.parts[0]
+            elif moodle:
+                owners = by_name.get(_norm_name(moodle["name"]), set())
+                if len(owners) != 1:
+                    key = "ambiguous" if owners else "unknown_students"
+                    result[key].append(f"{moodle['name']}: {rel_path}" + (
+                        f" (the roster has {len(owners)} students of that name)" if owners else ""))
+                    continue
+                owner = next(iter(owners))
+            elif canvas:
                 owner, late = canvas["uid"], bool(canvas["late"])
                 if owner not in by_id:
                     result["unknown_students"].append(f"{canvas['name']} (user id {owner}): {rel_path}")
                     continue
-            elif moodle:
-                owner = by_name.get(_norm_name(moodle["name"]))
-                if owner is None:
-                    result["unknown_students"].append(f"{moodle['name']}: {rel_path}")
-                    continue
-            elif rel_path.parts[0] in by_id and len(rel_path.parts) > 1:  # already <id>/...
-                owner = rel_path.parts[0]
             else:
                 result["unknown_files"].append(str(rel_path))
                 continue
             rel = _which(path, signatures) if path.suffix == ".ipynb" else None
             if rel == "":  # a broken notebook cannot say which exercise it is: the instructor decides
                 result["unreadable"].append(f"{owner}: {rel_path}")
+                continue
+            if rel == "?":
+                result["ambiguous"].append(f"{owner}: {rel_path} (two exercise notebooks share its check cells)")
                 continue
             if rel is None:
                 result["unknown_files"].append(str(rel_path))
@@ -137,7 +159,8 @@ def collect_submissions(download, out, *, roster, sources, deadline=None):
             target.parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(path, target)
             result["placed"].setdefault(owner, []).append(rel)
-            late = late or (deadline is not None and _stamp(path, times) > deadline)
+            stamp = None if deadline is None else _stamp(path, times, root is not download)
+            late = late or (stamp is not None and stamp > deadline)
             if late and owner not in result["late"]:
                 result["late"].append(owner)
     result["missing"] = [s["id"] for s in roster if s["id"] not in result["placed"]]

@@ -53,6 +53,9 @@ def export_grades(scores, out, fmt, *, roster=None, id_column=None, title="lupik
     """
     if fmt not in ("canvas", "moodle"):
         raise ValueError(f"fmt must be 'canvas' or 'moodle', got {fmt!r}.")
+    if fmt == "canvas" and roster is None:
+        raise ValueError("a Canvas export needs the roster Canvas exported (roster=...): Canvas matches each "
+                         "row by its own user ID, Section and SIS columns, which scores.csv does not have.")
     columns, rows = read_scores(scores)
     with open(scores, newline="", encoding="utf-8-sig") as fh:  # the total counts the written marks too
         totals = {r["student"]: float(r["total"]) for r in csv.DictReader(fh) if r["student"] != "max"}

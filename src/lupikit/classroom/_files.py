@@ -26,6 +26,9 @@ def write_atomically(path, text):
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
             fh.write(text)
+        mask = os.umask(0)  # mkstemp makes the file private: give it the mode a new file gets
+        os.umask(mask)
+        os.chmod(tmp, 0o666 & ~mask)
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)

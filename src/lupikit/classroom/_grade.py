@@ -42,7 +42,7 @@ from tqdm.auto import tqdm
 from . import _answers
 from ._files import fmt_points, write_atomically
 from ._integrity import normalised_code, submission_flags
-from ._marks import merge_written_marks
+from ._marks import merged_text
 from ._markup import read_questions, set_parameter, student_notebook
 from ._roster import read_roster
 from ._variants import check_student_id, variant_for
@@ -263,7 +263,8 @@ def _report_text(student, variant, questions, scores, reasons, notes, flags=()):
 
 # a number the student must not learn from the feedback (an expected value), unless it numbers a
 # cell or a line, or is the time limit
-_VALUE = re.compile(r"(?<!cell )(?<!line )(?<![\w.])[-+]?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?(?! s\))(?![\w.])")
+_VALUE = re.compile(r"(?<!cell )(?<!line )(?<![\w.])[-+]?(?:[\d_]+\.[\d_]*|\.\d[\d_]*|\d[\d_]*)(?:[eE][-+]?\d+)?j?"
+                    r"(?! s\))(?!\w)(?!\.\d)")
 
 
 def without_values(text):
@@ -273,6 +274,8 @@ def without_values(text):
     --------
     >>> without_values("m is not the mean of x: expected 0.1234, got [1. 2.5e-3] (cell 4 raised; limit of 20 s)")
     'm is not the mean of x: expected …, got [… …] (cell 4 raised; limit of 20 s)'
+    >>> without_values("m should be 0.25. Got 1_000 and 3j.")
+    'm should be …. Got … and ….'
     """
     return _VALUE.sub("…", text)
 
@@ -402,7 +405,8 @@ def grade_submissions(submissions, sources, out, *, roster=None, seed=0, time_li
     per_student : bool or None
         Whether the students were handed their notebooks at their own
         variants (editions built with a roster), for the integrity flags;
-        None: when a roster is given.
+        None (not known): a notebook at the student's own variant or at the
+        common edition's (``seed``) is not flagged.
 
     Returns
     -------
@@ -488,8 +492,7 @@ def grade_submissions(submissions, sources, out, *, roster=None, seed=0, time_li
     # integrity flags, from the notebooks as they are now (they never change a score)
     stubs = {rel: {aid: normalised_code(src) for aid, src in _answer_cells(student_notebook(nb))}
              for rel, nb in nbs.items()}
-    flags = submission_flags(submissions, order, nbs, seed, stubs=stubs,
-                             per_student=roster is not None if per_student is None else per_student)
+    flags = submission_flags(submissions, order, nbs, seed, stubs=stubs, per_student=per_student)
     collected = submissions / "collected.json"  # written by `lupikit classroom collect`
     if collected.is_file():
         for s in json.loads(collected.read_text(encoding="utf-8")).get("late", []):
@@ -502,11 +505,10 @@ def grade_submissions(submissions, sources, out, *, roster=None, seed=0, time_li
         row = [rows[s][c] for c in columns]
         writer.writerow([s, *map(fmt_points, row), fmt_points(sum(row)), "; ".join(flags.get(s, []))])
     writer.writerow(["max", *(fmt_points(q.points) for q in every), fmt_points(sum(q.points for q in every)), ""])
-    write_atomically(out, buffer.getvalue())
-    if written is not None:
-        with tempfile.TemporaryDirectory(prefix="lupikit-marks-") as tmp:
-            (Path(tmp) / "marks.csv").write_text(written, encoding="utf-8")
-            merge_written_marks(out, Path(tmp) / "marks.csv")
+    text = buffer.getvalue()
+    if written is not None:  # the written exercises' marks kept, in the same one write
+        text = merged_text(list(csv.reader(io.StringIO(text))), list(csv.reader(io.StringIO(written))))[0]
+    write_atomically(out, text)
     feedback = out.parent / f"{out.stem}-feedback"
     for s in students:
         write_atomically(reports / f"{s}.md", _report_text(s, variants[s], every, scores[s], reasons[s], notes[s],

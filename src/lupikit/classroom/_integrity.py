@@ -10,8 +10,8 @@ instructor where to look:
 * **shared code**: an answer cell whose code, once comments and layout are
   dropped, is the same as a classmate's, and at least :data:`MIN_TOKENS`
   tokens long (short answers such as ``m = x.mean()`` are written alike by
-  honest students); or every answered cell of a notebook the same as a
-  classmate's, however short;
+  honest students); or every answered cell of a notebook (two or more)
+  the same as a classmate's, however short;
 * **a forbidden call**: a question's graded cell may list names that its
   answer must not use (``metadata.lupikit.forbidden``, e.g. the library
   class whose result the student is to compute by hand); the answer cells
@@ -75,8 +75,12 @@ def forbidden_uses(source, names):
     names = set(names)
     try:
         tree = ast.parse(source)
-    except SyntaxError:
-        return []
+    except SyntaxError:  # IPython's magics and shell lines are not Python: drop them and parse the rest
+        kept = "\n".join("" if line.lstrip().startswith(("%", "!")) else line for line in source.splitlines())
+        try:
+            tree = ast.parse(kept)
+        except SyntaxError:
+            return [(name, "in code that does not parse") for name in sorted(names) if name in source]
     found = []
     for node in ast.walk(tree):
         if isinstance(node, (ast.Import, ast.ImportFrom)):
@@ -135,9 +139,10 @@ def submission_flags(submissions, students, sources, seed, stubs=None, per_stude
     stubs : dict or None
         ``{notebook: {answer cell id: normalised code}}`` of the student
         edition: an answer left as handed out is not "shared".
-    per_student : bool, default=True
+    per_student : bool or None, default=True
         Whether each student was handed the notebooks at their own variant
-        (an edition built with a roster); otherwise everyone's is ``seed``.
+        (an edition built with a roster); False: everyone's is ``seed``;
+        None (not known): either is accepted.
     """
     submissions = Path(submissions)
     variants = {variant_for(s, seed): s for s in students}
@@ -152,11 +157,14 @@ def submission_flags(submissions, students, sources, seed, stubs=None, per_stude
             for cell in nb.cells:
                 if cell.cell_type == "code" and "parameters" in cell.get("metadata", {}).get("tags", []):
                     m = _VARIANT.search(cell.source)
-                    expected = variant_for(s, seed) if per_student else seed
-                    if m and int(m.group(1)) != expected:
-                        owner = variants.get(int(m.group(1))) if per_student else None
+                    expected = {variant_for(s, seed)} if per_student else {seed}
+                    if per_student is None:  # not known which edition they had: either is theirs
+                        expected = {variant_for(s, seed), seed}
+                    if m and int(m.group(1)) not in expected:
+                        owner = variants.get(int(m.group(1))) if per_student is not False else None
                         flags[s].append(f"{rel}: variant {m.group(1)} is {owner}'s" if owner else
-                                        f"{rel}: variant {m.group(1)} is not the one handed out ({expected})")
+                                        f"{rel}: variant {m.group(1)} is not the one handed out ("
+                                        f"{' or '.join(map(str, sorted(expected)))})")
                     break
             for cell in nb.cells:
                 if cell.cell_type == "markdown":

@@ -52,25 +52,21 @@ def _read(path):
         return list(csv.reader(fh))
 
 
-def merge_written_marks(scores, marks):
-    """Put the written marks of ``marks`` (a filled template) into ``scores`` (replaced at once).
-
-    Returns
-    -------
-    dict
-        ``columns`` (the written columns), ``students`` (those with at least
-        one mark), ``unknown`` (students of ``marks`` without a row in
-        ``scores``: not added) and ``out``.
-    """
-    rows = _read(marks)
+def _parse_marks(rows, where):
+    """The written columns, their maxima and the marks given, from the rows of a marks file."""
     if not rows or rows[0][:1] != ["student"] or not all(c.startswith(WRITTEN_PREFIX) for c in rows[0][1:]):
-        raise ValueError(f"{marks} is not a written-marks file (its first row must be student, then "
+        raise ValueError(f"{where} is not a written-marks file (its first row must be student, then "
                          f"{WRITTEN_PREFIX}<label> columns: the template of the instructor edition).")
     written = rows[0][1:]
     maxima = next((r for r in rows[1:] if r[:1] == ["max"]), None)
     if maxima is None:
-        raise ValueError(f"{marks} has no row 'max' (the rubrics' points).")
-    limits = dict(zip(written, (float(v) for v in maxima[1:])))
+        raise ValueError(f"{where} has no row 'max' (the rubrics' points).")
+    limits = {}
+    for column, cell in zip(written, maxima[1:] + [""] * len(written)):
+        try:
+            limits[column] = float(cell.replace(",", "."))
+        except ValueError as exc:
+            raise ValueError(f"{where}, row max, {column}: {cell!r} is not the rubric's points.") from exc
     given = {}
     for k, row in enumerate(rows[1:], start=2):
         if not row or row[0] == "max":
@@ -82,14 +78,22 @@ def merge_written_marks(scores, marks):
             try:
                 value = float(cell.replace(",", "."))
             except ValueError as exc:
-                raise ValueError(f"{marks}, row {k}, {column}: {cell!r} is not a number.") from exc
+                raise ValueError(f"{where}, row {k}, {column}: {cell!r} is not a number.") from exc
             if not 0 <= value <= limits[column]:
-                raise ValueError(f"{marks}, row {k}, {column}: {cell} is outside 0 to {limits[column]:g} "
+                raise ValueError(f"{where}, row {k}, {column}: {cell} is outside 0 to {limits[column]:g} "
                                  "(the rubric's points).")
             values[column] = value
         given[row[0]] = values
-    table = _read(scores)
-    header = table[0]
+    return written, limits, given
+
+
+def merged_text(scores_rows, marks_rows, where="written marks"):
+    """The text of a scores file (its rows) with the written marks (the rows of a marks file) merged in.
+
+    Returns (text, written columns, students with a mark, students of the marks without a row).
+    """
+    written, limits, given = _parse_marks(marks_rows, where)
+    header = scores_rows[0]
     tail = 2 if header[-2:] == ["total", "flags"] else 1
     questions = [c for c in header[1:-tail] if not c.startswith(WRITTEN_PREFIX)]
     old_written = [c for c in header[1:-tail] if c.startswith(WRITTEN_PREFIX)]
@@ -98,7 +102,7 @@ def merge_written_marks(scores, marks):
     writer = csv.writer(buffer, lineterminator="\n")
     writer.writerow(["student", *columns, *header[-tail:]])
     seen = set()
-    for row in table[1:]:
+    for row in scores_rows[1:]:
         if not row:
             continue
         cells = dict(zip(header, row))
@@ -111,6 +115,19 @@ def merge_written_marks(scores, marks):
         values = [cells.get(c, "") for c in columns]
         total = sum(float(v) for v in values if v != "")
         writer.writerow([student, *values, fmt_points(total), *([cells.get("flags", "")] if tail == 2 else [])])
-    write_atomically(scores, buffer.getvalue())
-    return {"columns": written, "students": sorted(s for s in seen if given[s]),
-            "unknown": sorted(set(given) - seen), "out": Path(scores)}
+    return (buffer.getvalue(), written, sorted(s for s in seen if given[s]), sorted(set(given) - seen))
+
+
+def merge_written_marks(scores, marks):
+    """Put the written marks of ``marks`` (a filled template) into ``scores`` (replaced at once).
+
+    Returns
+    -------
+    dict
+        ``columns`` (the written columns), ``students`` (those with at least
+        one mark), ``unknown`` (students of ``marks`` without a row in
+        ``scores``: not added) and ``out``.
+    """
+    text, written, students, unknown = merged_text(_read(scores), _read(marks), where=str(marks))
+    write_atomically(scores, text)
+    return {"columns": written, "students": students, "unknown": unknown, "out": Path(scores)}

@@ -87,8 +87,9 @@ class Question:
         The time a student needs, as the author estimates it.
     partial : bool
         Partial credit: each test of the graded cell (each of its top-level
-        statements that holds an ``assert``) earns its share of the points
-        (``metadata.lupikit.partial``); otherwise all or nothing.
+        statements that is not an import, a definition or an assignment)
+        earns its share of the points (``metadata.lupikit.partial``);
+        otherwise all or nothing.
     """
 
     __slots__ = ("notebook", "grade_id", "points", "answers", "checks", "minutes", "partial")

@@ -29,7 +29,7 @@ from ._variants import check_student_id
 __all__ = ["ID_HEADERS", "read_roster", "read_roster_table"]
 
 #: header cells that name an id column, most specific first
-ID_HEADERS = ("username", "user name", "login", "login id", "student_id", "student id", "student", "id",
+ID_HEADERS = ("username", "user name", "login", "login id", "student_id", "student id", "id", "student",
               "sis login id", "sis user id", "id number", "idnumber", "email", "email address",
               "e-mail", "e-mail address", "matriculation number", "student number")
 _NAME_HEADERS = ("name", "full name", "student name")

@@ -17,6 +17,9 @@ _ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._@+-]{0,127}")
 def check_student_id(student_id, where="student id"):
     """Return ``student_id`` as a string if it can name a folder, else raise ValueError."""
     text = str(student_id).strip()
+    if text.lower() == "max":
+        raise ValueError(f"{where} {student_id!r} cannot be a student id: 'max' names the row of the "
+                         "maximum points in scores.csv. Give that student another id.")
     if not _ID.fullmatch(text) or text in (".", ".."):
         raise ValueError(
             f"{where} {student_id!r} is not a valid student id: use letters, digits and . _ @ + - "

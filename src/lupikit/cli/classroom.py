@@ -128,6 +128,7 @@ def cmd_collect(args):
                       ("unknown_files", "not an exercise notebook of this edition"),
                       ("unreadable", "a notebook that is not valid JSON (not placed: which exercise it is "
                                      "cannot be told)"),
+                      ("ambiguous", "not placed: whose or which it is cannot be told"),
                       ("duplicates", "a second file for one notebook (not placed)")):
         if done[key]:
             print(f"  {what} ({len(done[key])}): " + "; ".join(done[key][:8]) + ("; ..." if len(done[key]) > 8 else ""))
