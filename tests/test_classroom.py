@@ -620,7 +620,7 @@ def test_collect_places_a_canvas_download_by_what_the_notebooks_hold(tmp_path, c
     assert nbformat.writes(nbformat.read(subs / "102" / "toy" / "exercises.ipynb", as_version=4)) == alan
     report = grade_submissions(subs, sources, tmp_path / "scores.csv", roster=["101", "102"], seed=1,
                                time_limit=30, n_jobs=2)
-    assert "handed in late (marked so in the LMS's download)" in report["flags"]["102"]
+    assert "handed in late (marked LATE in the LMS's download)" in report["flags"]["102"]
     assert not any("late" in f for f in report["flags"]["101"])
     # Moodle: a folder per participant, matched by the roster's first and last names
     moodle_roster = tmp_path / "moodle.csv"
@@ -655,6 +655,64 @@ def test_collect_places_a_canvas_download_by_what_the_notebooks_hold(tmp_path, c
     out = capsys.readouterr().out
     assert "collected 2 notebook(s) of 2 student(s)" in out and "late: 102" in out and "not on the roster (1)" in out
 
+
+
+def test_collect_reads_late_submissions_from_a_roster_column(tmp_path, capsys):
+    """Moodle's grading worksheet holds each participant's 'Last modified (submission)': a time
+    after the deadline makes the submission late, even when the file's own time is early; a
+    column of late marks works without a deadline; a cell that is neither is refused by row."""
+    import datetime
+    import os
+    import shutil
+
+    from lupikit.classroom import collect_submissions, read_roster_table
+    from lupikit.classroom._collect import late_from_column
+
+    nb_dir, _ = write_project(tmp_path / "checkout")
+    eds = build_editions(nb_dir, tmp_path / "eds", seed=1)
+    sources = {"toy/exercises": eds["instructor"] / "toy" / "exercises.ipynb"}
+    worksheet = tmp_path / "worksheet.csv"
+    worksheet.write_text(
+        "Identifier,Full name,Email address,Status,Grade,Maximum Grade,Last modified (submission),Late\n"
+        "Participant 3001,Ada Lovelace,ada@uni.edu,Submitted for grading,,100,"
+        "\"Tuesday, 2 March 2027, 9:05 AM\",no\n"
+        "Participant 3002,Alan Turing,alan@uni.edu,Submitted for grading,,100,\"Monday, 1 March 2027, 10:00 PM\",yes\n"
+        "Participant 3003,Grace Hopper,grace@uni.edu,No submission,,100,-,\n")
+    roster = read_roster_table(worksheet)
+    assert [s["id"] for s in roster] == ["ada@uni.edu", "alan@uni.edu", "grace@uni.edu"]
+    download = tmp_path / "moodle"
+    early = datetime.datetime(2027, 2, 20, 12, 0).timestamp()
+    for name in ("Ada Lovelace_3001", "Alan Turing_3002"):
+        folder = download / f"{name}_assignsubmission_file_"
+        folder.mkdir(parents=True)
+        shutil.copyfile(eds["student"] / "toy" / "exercises.ipynb", folder / "exercises.ipynb")
+        os.utime(folder / "exercises.ipynb", (early, early))
+    deadline = datetime.datetime(2027, 3, 1, 23, 59)
+    done = collect_submissions(download, tmp_path / "subs", roster=roster, sources=sources, deadline=deadline)
+    assert done["late"] == ["ada@uni.edu"] and done["missing"] == ["grace@uni.edu"]  # the column, found by itself
+    assert done["late_why"] == {"ada@uni.edu": "the roster's Last modified (submission): Tuesday, 2 March 2027, "
+                                               "9:05 AM"}
+    done = collect_submissions(download, tmp_path / "subs2", roster=roster, sources=sources, late_column="late")
+    assert done["late"] == ["alan@uni.edu"]  # marks need no deadline
+    done = collect_submissions(download, tmp_path / "subs3", roster=roster, sources=sources)
+    assert done["late"] == []  # no deadline, no column: nothing late
+    assert late_from_column(roster, "Last modified (submission)", datetime.datetime(2027, 3, 2, 12, 0)) == {}
+    aware = datetime.datetime(2027, 3, 1, 23, 59).astimezone()  # a zone is converted as for file times
+    assert set(late_from_column(roster, "last modified (submission)", aware)) == {"ada@uni.edu"}
+    with pytest.raises(ValueError, match="give a deadline"):
+        late_from_column(roster, "Last modified (submission)", None)
+    with pytest.raises(ValueError, match="'Status' is not|neither a time"):
+        late_from_column(roster, "Status", deadline)
+    with pytest.raises(ValueError, match="not a header of the roster"):
+        late_from_column(roster, "Handed in", deadline)
+    capsys.readouterr()
+    assert cli_main(["classroom", "collect", str(download), "--out", str(tmp_path / "subs4"), "--roster",
+                     str(worksheet), "--instructor", str(eds["instructor"]), "--late-column", "Late"]) == 0
+    assert "late: alan@uni.edu" in capsys.readouterr().out
+    assert cli_main(["classroom", "collect", str(download), "--out", str(tmp_path / "subs5"), "--roster",
+                     str(worksheet), "--instructor", str(eds["instructor"]), "--late-column", "Status",
+                     "--deadline", "2027-03-01T23:59"]) != 0
+    assert "row 2 (ada@uni.edu): Status is 'Submitted for grading'" in capsys.readouterr().err
 
 # ---------------------------------------------------------------- feedback a student may see
 def test_student_feedback_reveals_no_expected_value_and_numbers_cells_as_the_student_sees_them(tmp_path):

@@ -12,6 +12,12 @@ of its graded cells are compared with those of each instructor notebook, so
 ``exercises (1).ipynb`` or a misnamed part's notebook lands where it
 belongs. What cannot be placed (files that are no exercise notebook,
 students not on the roster, two files for one notebook) is listed.
+
+A submission is late when Canvas marks it ``LATE``, when its file time is
+after the deadline, or when a column of the roster says so: a time (an LMS
+worksheet's ``Last modified (submission)``, in ISO form or Moodle's
+``Thursday, 3 December 2026, 11:38 PM``) after the deadline, or a mark
+such as ``late``, ``yes`` or ``1``.
 """
 
 import datetime
@@ -24,7 +30,7 @@ from pathlib import Path
 
 from ._variants import check_student_id
 
-__all__ = ["collect_submissions"]
+__all__ = ["collect_submissions", "late_from_column"]
 
 _CANVAS = re.compile(r"^(?P<name>[^_]*)_(?:(?P<late>LATE)_)?(?P<uid>\d+)_(?P<sid>\d+)_(?P<file>.+)$")
 _MOODLE = re.compile(r"^(?P<name>.+?)_(?P<pid>\d+)_assign(?:submission|feedback)_\w+?_?$")
@@ -62,7 +68,89 @@ def _stamp(path, times, zipped):
     return datetime.datetime.fromtimestamp(path.stat().st_mtime)
 
 
-def collect_submissions(download, out, *, roster, sources, deadline=None):
+#: a late column's cells that mean late, and those that mean on time
+_LATE_MARKS, _ON_TIME_MARKS = {"late", "yes", "y", "true", "1", "x"}, {"", "-", "no", "n", "false", "0", "on time"}
+#: time columns detected without being named
+TIME_HEADERS = ("last modified (submission)", "submitted", "submitted at", "submission time", "submission date")
+
+
+def _cell_time(text):
+    """A time cell as a naive local datetime: ISO 8601, or Moodle's ``Thursday, 3 December 2026, 11:38 PM``."""
+    text = " ".join(text.split())
+    try:
+        stamp = datetime.datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError:
+        for form in ("%A, %d %B %Y, %I:%M %p", "%d %B %Y, %I:%M %p", "%A, %d %B %Y, %H:%M", "%d %B %Y, %H:%M",
+                     "%d/%m/%Y %H:%M", "%d.%m.%Y %H:%M"):
+            try:
+                stamp = datetime.datetime.strptime(text, form)
+                break
+            except ValueError:
+                continue
+        else:
+            return None
+    return stamp.astimezone().replace(tzinfo=None) if stamp.tzinfo is not None else stamp
+
+
+def late_from_column(roster, column, deadline):
+    """The roster ids a column calls late: a time after ``deadline``, or a mark such as ``late``/``yes``.
+
+    Parameters
+    ----------
+    roster : list of dict
+        :func:`~lupikit.classroom._roster.read_roster_table`'s students.
+    column : str
+        A header of the roster (any case).
+    deadline : datetime or None
+        Needed when the column holds times; naive (local) or with a time zone.
+
+    Returns
+    -------
+    dict of str to str
+        The late students' ids and their cells.
+
+    Raises
+    ------
+    ValueError
+        ``column`` is no header of the roster, a cell is neither a time nor
+        a late mark, or a time without a deadline.
+
+    Examples
+    --------
+    >>> import datetime
+    >>> roster = [{"id": "ada", "fields": {"Last modified (submission)": "Monday, 1 March 2027, 11:38 PM"}},
+    ...           {"id": "alan", "fields": {"Last modified (submission)": "2027-03-02T00:15"}},
+    ...           {"id": "grace", "fields": {"Last modified (submission)": "-"}}]
+    >>> sorted(late_from_column(roster, "last modified (submission)", datetime.datetime(2027, 3, 1, 23, 59)))
+    ['alan']
+    """
+    if deadline is not None and deadline.tzinfo is not None:
+        deadline = deadline.astimezone().replace(tzinfo=None)
+    headers = {" ".join(h.lower().split()): h for s in roster for h in s.get("fields", {})}
+    header = headers.get(" ".join(str(column).lower().split()))
+    if header is None:
+        raise ValueError(f"late column {column!r} is not a header of the roster; its headers are: "
+                         f"{', '.join(dict.fromkeys(headers.values())) or 'none'}.")
+    late = {}
+    for s in roster:
+        cell = str(s.get("fields", {}).get(header, "")).strip()
+        if cell.lower() in _ON_TIME_MARKS:
+            continue
+        if cell.lower() in _LATE_MARKS:
+            late[s["id"]] = cell
+            continue
+        stamp = _cell_time(cell)
+        if stamp is None:
+            raise ValueError(f"roster row {s.get('row', '?')} ({s['id']}): {header} is {cell!r}, neither a time "
+                             "(e.g. 2027-03-01T23:59) nor a late mark (late/yes/1, or -/no/0).")
+        if deadline is None:
+            raise ValueError(f"the roster's column {header!r} holds times: give a deadline to compare them with.")
+        if stamp > deadline:
+            late[s["id"]] = cell
+    return late
+
+
+def collect_submissions(download, out, *, roster, sources, deadline=None, late_column=None):
     """Place an LMS bulk download's notebooks under ``out/<id>/<notebook>.ipynb``.
 
     Parameters
@@ -81,11 +169,16 @@ def collect_submissions(download, out, *, roster, sources, deadline=None):
         A submission whose file time (in the zip, else on disk) is after it
         is late, as is one Canvas marks ``LATE``. A time zone is converted
         to local time, as the download's file times are.
+    late_column : str or None
+        A roster header whose cells hold each student's submission time or
+        a late mark (see :func:`late_from_column`). None: the roster's
+        ``Last modified (submission)`` (or ``Submitted``) column if it has
+        one and a deadline is given.
 
     Returns
     -------
     dict
-        ``placed`` ({id: [notebook, ...]}), ``late`` (ids), ``unknown_files``,
+        ``placed`` ({id: [notebook, ...]}), ``late`` (ids), ``late_why`` ({id: why}), ``unknown_files``,
         ``unreadable`` (a student's ``.ipynb`` that is not valid JSON: which
         exercise it is cannot be told, so it is not placed), ``ambiguous``
         (a name two roster students share, or check cells two exercise
@@ -97,6 +190,10 @@ def collect_submissions(download, out, *, roster, sources, deadline=None):
     download, out = Path(download), Path(out)
     if deadline is not None and deadline.tzinfo is not None:
         deadline = deadline.astimezone().replace(tzinfo=None)
+    if late_column is None and deadline is not None:
+        present = {" ".join(h.lower().split()): h for s in roster for h in s.get("fields", {})}
+        late_column = next((present[h] for h in TIME_HEADERS if h in present), None)
+    late_by_roster = {} if late_column is None else late_from_column(roster, late_column, deadline)
     signatures = {rel: _graded_ids(json.loads(Path(p).read_text(encoding="utf-8"))) for rel, p in sources.items()}
     by_id = {check_student_id(s["id"], where="roster:"): s for s in roster}
     by_name = {}
@@ -108,7 +205,7 @@ def collect_submissions(download, out, *, roster, sources, deadline=None):
                 forms.add(_norm_name(f"{first} {last}"))
             for form in forms:
                 by_name.setdefault(form, set()).add(s["id"])
-    result = {"placed": {}, "late": [], "unknown_files": [], "unreadable": [], "unknown_students": [],
+    result = {"placed": {}, "late": [], "late_why": {}, "unknown_files": [], "unreadable": [], "unknown_students": [],
               "ambiguous": [], "duplicates": [], "missing": []}
     with tempfile.TemporaryDirectory(prefix="lupikit-collect-") as tmp:
         root, times = download, {}
@@ -160,9 +257,13 @@ def collect_submissions(download, out, *, roster, sources, deadline=None):
             shutil.copyfile(path, target)
             result["placed"].setdefault(owner, []).append(rel)
             stamp = None if deadline is None else _stamp(path, times, root is not download)
-            late = late or (stamp is not None and stamp > deadline)
-            if late and owner not in result["late"]:
+            why = ("marked LATE in the LMS's download" if late else
+                   f"{rel_path.name} dated {stamp:%Y-%m-%d %H:%M}, after the deadline"
+                   if stamp is not None and stamp > deadline else
+                   f"the roster's {late_column}: {late_by_roster[owner]}" if owner in late_by_roster else None)
+            if why and owner not in result["late"]:
                 result["late"].append(owner)
+                result["late_why"][owner] = why
     result["missing"] = [s["id"] for s in roster if s["id"] not in result["placed"]]
     out.mkdir(parents=True, exist_ok=True)
     # what the grader reads back: the late ones become a flag

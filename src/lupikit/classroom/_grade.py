@@ -495,9 +495,10 @@ def grade_submissions(submissions, sources, out, *, roster=None, seed=0, time_li
     flags = submission_flags(submissions, order, nbs, seed, stubs=stubs, per_student=per_student)
     collected = submissions / "collected.json"  # written by `lupikit classroom collect`
     if collected.is_file():
-        for s in json.loads(collected.read_text(encoding="utf-8")).get("late", []):
+        record = json.loads(collected.read_text(encoding="utf-8"))
+        for s in record.get("late", []):
             if s in flags:
-                flags[s].append("handed in late (marked so in the LMS's download)")
+                flags[s].append(f"handed in late ({record.get('late_why', {}).get(s, 'by classroom collect')})")
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
     writer.writerow(["student", *columns, "total", "flags"])

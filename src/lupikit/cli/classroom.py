@@ -118,7 +118,7 @@ def cmd_collect(args):
                 raise ValueError(f"--deadline {args.deadline!r} is not a date and time such as "
                                  "2027-03-01T23:59") from exc
         done = classroom.collect_submissions(args.download, args.out, roster=roster, sources=edition["sources"],
-                                             deadline=deadline)
+                                             deadline=deadline, late_column=args.late_column)
     except (FileNotFoundError, ValueError) as exc:
         raise BookError(str(exc)) from exc
     placed = sum(len(v) for v in done["placed"].values())
@@ -330,6 +330,10 @@ def add_classroom_parser(sub):
                         "(default: the checkout's _build/classroom/instructor)")
     o.add_argument("--deadline", help="date and time (ISO, e.g. 2027-03-01T23:59, local time as the download's "
                                       "file times): a file handed in after it is late")
+    o.add_argument("--late-column", metavar="HEADER",
+                   help="the roster's column of submission times (compared with --deadline) or late marks "
+                        "(late/yes/1); default: a 'Last modified (submission)' or 'Submitted' column if the "
+                        "roster has one and --deadline is given")
     o.set_defaults(func=cmd_collect)
     m = csub.add_parser("marks", parents=[common], help="merge the written exercises' marks into the scores")
     m.add_argument("scores", help="the scores CSV of `classroom grade`")
