@@ -28,6 +28,7 @@ import tempfile
 import zipfile
 from pathlib import Path
 
+from ._notebooks import graded_ids
 from ._variants import check_student_id
 
 __all__ = ["collect_submissions", "late_from_column"]
@@ -36,18 +37,13 @@ _CANVAS = re.compile(r"^(?P<name>[^_]*)_(?:(?P<late>LATE)_)?(?P<uid>\d+)_(?P<sid
 _MOODLE = re.compile(r"^(?P<name>.+?)_(?P<pid>\d+)_assign(?:submission|feedback)_\w+?_?$")
 
 
-def _graded_ids(nb):
-    return {(c.get("metadata", {}).get("nbgrader") or {}).get("grade_id") for c in nb.get("cells", [])
-            if (c.get("metadata", {}).get("nbgrader") or {}).get("grade")} - {None}
-
-
 def _which(path, signatures):
     """The instructor notebook ``path`` is a submission of (its short name), None, or "" if unreadable."""
     try:
         nb = json.loads(Path(path).read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError):
         return ""
-    ids = _graded_ids(nb)
+    ids = graded_ids(nb)
     overlap = {rel: len(ids & sig) for rel, sig in signatures.items()}
     top = max(overlap.values(), default=0)
     best = [rel for rel, n in overlap.items() if n == top]
@@ -194,7 +190,7 @@ def collect_submissions(download, out, *, roster, sources, deadline=None, late_c
         present = {" ".join(h.lower().split()): h for s in roster for h in s.get("fields", {})}
         late_column = next((present[h] for h in TIME_HEADERS if h in present), None)
     late_by_roster = {} if late_column is None else late_from_column(roster, late_column, deadline)
-    signatures = {rel: _graded_ids(json.loads(Path(p).read_text(encoding="utf-8"))) for rel, p in sources.items()}
+    signatures = {rel: graded_ids(json.loads(Path(p).read_text(encoding="utf-8"))) for rel, p in sources.items()}
     by_id = {check_student_id(s["id"], where="roster:"): s for s in roster}
     by_name = {}
     for s in roster:

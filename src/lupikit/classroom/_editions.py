@@ -11,8 +11,9 @@ from pathlib import Path
 import nbformat
 
 from ._markup import MARKERS, is_exercise_notebook, read_questions, strip_solution_blocks, student_notebook
-from ._pack import RUN_CHECKS
 from ._marks import written_marks_template
+from ._notebooks import nbgrader_of
+from ._pack import RUN_CHECKS
 from ._roster import read_roster
 from ._variants import variant_for
 from ._written import written_exercises
@@ -188,7 +189,7 @@ def _rubrics_page(written):
 def _hidden_tests(nb, short):
     lines = [f'"""The graded cells of {short} (public checks and hidden tests), for reading."""', ""]
     for cell in nb.cells:
-        grader = cell.get("metadata", {}).get("nbgrader") or {}
+        grader = nbgrader_of(cell)
         if cell.cell_type == "code" and grader.get("grade"):
             info = cell.metadata.get("lupikit") or {}
             lines += [f"# --- {grader.get('grade_id')} ({grader.get('points')} points): answers "

@@ -44,6 +44,7 @@ from ._files import fmt_points, write_atomically
 from ._integrity import normalised_code, submission_flags
 from ._marks import merged_text
 from ._markup import read_questions, set_parameter, student_notebook
+from ._notebooks import answer_cells, nbgrader_of
 from ._roster import read_roster
 from ._variants import check_student_id, variant_for
 
@@ -80,7 +81,7 @@ def _inject_variant(nb, variant):
 def graded_index(nb, grade_id):
     """The index of the first cell of ``nb`` with the nbgrader id ``grade_id``."""
     return next(k for k, c in enumerate(nb.cells)
-                if (c.get("metadata", {}).get("nbgrader") or {}).get("grade_id") == grade_id)
+                if nbgrader_of(c).get("grade_id") == grade_id)
 
 
 def _cell_number(nb, k):
@@ -149,7 +150,7 @@ def _run_submission(path, questions, variant, folder, workdir, limit, kernel):
         return None, notes
     by_id = {}
     for k, cell in enumerate(nb.cells):
-        grade_id = (cell.get("metadata", {}).get("nbgrader") or {}).get("grade_id")
+        grade_id = nbgrader_of(cell).get("grade_id")
         if cell.cell_type == "code" and grade_id and grade_id not in by_id:
             by_id[grade_id] = k
     present = []
@@ -183,7 +184,7 @@ def _replay(source, questions, variant, folder, results, workdir, limit, kernel)
     nb = copy.deepcopy(source)
     wanted = {q.grade_id: q for q in questions}
     for cell in nb.cells:
-        grade_id = (cell.get("metadata", {}).get("nbgrader") or {}).get("grade_id")
+        grade_id = nbgrader_of(cell).get("grade_id")
         if cell.cell_type == "code" and grade_id in wanted:
             q = wanted[grade_id]
             cell.source = _CHECK.format(question=grade_id, names=list(q.answers), code=cell.source,
@@ -232,14 +233,6 @@ def _grade_one(student, rel, source, questions, variant, submissions, reports, l
             share = rec.get("fraction", 1.0 if rec["passed"] else 0.0) if q.partial else float(rec["passed"])
             rows[q.column] = (round(q.points * share, 4), rec["reason"])
     return student, rel, rows, notes, bool(grader_error), time.perf_counter() - t0
-
-
-
-
-def _answer_cells(nb):
-    """``(answer cell id, source)`` of every answer cell of ``nb``."""
-    return [((c.get("metadata", {}).get("nbgrader") or {}).get("grade_id"), c.source) for c in nb.cells
-            if c.cell_type == "code" and (c.get("metadata", {}).get("nbgrader") or {}).get("solution")]
 
 
 def _report_text(student, variant, questions, scores, reasons, notes, flags=()):
@@ -490,7 +483,7 @@ def grade_submissions(submissions, sources, out, *, roster=None, seed=0, time_li
     rows = {**{s: earlier[s] for s in kept}, **scores}
     order = [s for s in klass if s in rows] + sorted(s for s in rows if s not in klass)
     # integrity flags, from the notebooks as they are now (they never change a score)
-    stubs = {rel: {aid: normalised_code(src) for aid, src in _answer_cells(student_notebook(nb))}
+    stubs = {rel: {aid: normalised_code(src) for aid, src in answer_cells(student_notebook(nb))}
              for rel, nb in nbs.items()}
     flags = submission_flags(submissions, order, nbs, seed, stubs=stubs, per_student=per_student)
     collected = submissions / "collected.json"  # written by `lupikit classroom collect`

@@ -31,6 +31,7 @@ from pathlib import Path
 
 import nbformat
 
+from ._notebooks import nbgrader_of
 from ._variants import variant_for
 
 __all__ = ["MIN_TOKENS", "forbidden_uses", "normalised_code", "submission_flags"]
@@ -97,15 +98,11 @@ def forbidden_uses(source, names):
     return list(dict.fromkeys(found))
 
 
-def _grader(cell):
-    return cell.get("metadata", {}).get("nbgrader") or {}
-
-
 def _answers_by_question(nb):
     """{graded cell id: [(answer cell id, source), ...]}: the answer cells before each graded cell."""
     out, pending = {}, []
     for cell in nb.cells:
-        g = _grader(cell)
+        g = nbgrader_of(cell)
         if cell.cell_type != "code":
             continue
         if g.get("solution"):
@@ -174,7 +171,7 @@ def submission_flags(submissions, students, sources, seed, stubs=None, per_stude
                         break
             forbidden = {}
             for cell in source.cells:
-                g = _grader(cell)
+                g = nbgrader_of(cell)
                 names = (cell.get("metadata", {}).get("lupikit") or {}).get("forbidden")
                 if g.get("grade") and names:
                     forbidden[g["grade_id"]] = list(names)

@@ -30,7 +30,8 @@ import keyword
 import re
 
 import nbformat
-from ._notebooks import EXERCISE_PREFIX, is_exercise_notebook
+
+from ._notebooks import EXERCISE_PREFIX, is_exercise_notebook, nbgrader_of
 
 __all__ = [
     "EXERCISE_PREFIX",
@@ -255,14 +256,14 @@ def student_notebook(nb, *, variant=None, header=None):
         if cell.cell_type == "markdown":
             cell.source = strip_solution_blocks(cell.source)
         tags = cell.get("metadata", {}).get("tags")
-        if tags and (cell.metadata.get("nbgrader") or {}).get("solution"):
+        if tags and nbgrader_of(cell).get("solution"):
             # a stub shown in full: the book hides the solution's code, not the student's
             cell.metadata["tags"] = [t for t in tags if t not in ("hide-input", "remove-input", "remove-cell")]
-        if (cell.metadata.get("nbgrader") or {}).get("grade") and cell.cell_type == "code" and not cell.source.strip():
+        if nbgrader_of(cell).get("grade") and cell.cell_type == "code" and not cell.source.strip():
             cell.source = _GRADED_NOTE
     answer_cells = []
     for cell in nb.cells:  # an answer whose question forbids names says so at its top
-        grader = cell.get("metadata", {}).get("nbgrader") or {}
+        grader = nbgrader_of(cell)
         if cell.cell_type != "code":
             continue
         if grader.get("solution"):
