@@ -354,6 +354,69 @@ def _checksums(submissions, student, rels):
     return out
 
 
+def _class_and_graded(submissions, roster, only):
+    """The whole class in the roster's order (the CSV's rows) and the students graded now."""
+    if isinstance(roster, (list, tuple)):
+        students = [check_student_id(s, where="roster:") for s in roster]
+        if not students:
+            raise ValueError("roster: the list of students is empty.")
+    elif roster is not None:
+        students = read_roster(roster)
+    else:
+        students = sorted(check_student_id(p.name, where="submission folder")
+                          for p in submissions.iterdir() if p.is_dir() and not p.name.startswith("."))
+        if not students:
+            raise ValueError(f"submissions: {submissions} holds no student folder.")
+    if only is None:
+        return students, list(students)
+    only = [check_student_id(s, where="student to grade") for s in only]
+    unknown = [s for s in only if s not in students]
+    if unknown:
+        raise ValueError(f"not on the roster: {', '.join(unknown)} (the roster has {len(students)} "
+                         f"student(s): {', '.join(students[:8])}{', ...' if len(students) > 8 else ''}).")
+    return students, [s for s in students if s in only]
+
+
+def _add_late_flags(submissions, flags):
+    """The late submissions that ``lupikit classroom collect`` recorded become flags."""
+    collected = submissions / "collected.json"
+    if collected.is_file():
+        record = json.loads(collected.read_text(encoding="utf-8"))
+        for s in record.get("late", []):
+            if s in flags:
+                flags[s].append(f"handed in late ({record.get('late_why', {}).get(s, 'by classroom collect')})")
+
+
+def _scores_text(order, rows, flags, questions, written):
+    """The scores CSV: a row per student, the ``max`` row, the written marks merged if there are any."""
+    columns = [q.column for q in questions]
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(["student", *columns, "total", "flags"])
+    for s in order:
+        row = [rows[s][c] for c in columns]
+        writer.writerow([s, *map(fmt_points, row), fmt_points(sum(row)), "; ".join(flags.get(s, []))])
+    writer.writerow(["max", *(fmt_points(q.points) for q in questions),
+                     fmt_points(sum(q.points for q in questions)), ""])
+    text = buffer.getvalue()
+    if written is not None:  # the written exercises' marks kept, in the same one write
+        text = merged_text(list(csv.reader(io.StringIO(text))), list(csv.reader(io.StringIO(written))))[0]
+    return text
+
+
+def _append_log(log, submissions, seed, students, kept, notebooks, scores, flags):
+    """One line of the grading log: when, who, where, the seed, whom, the notebooks' checksums, the scores."""
+    entry = {
+        "when": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+        "who": getpass.getuser(), "machine": platform.node(), "seed": seed, "graded": students, "kept": kept,
+        "submissions": {s: _checksums(submissions, s, notebooks) for s in students},
+        "scores": {s: {**scores[s], "total": sum(scores[s].values())} for s in students},
+        "flags": {s: flags.get(s, []) for s in students},
+    }
+    with log.open("a", encoding="utf-8") as fh:
+        fh.write(json.dumps(entry) + "\n")
+
+
 def grade_submissions(submissions, sources, out, *, roster=None, seed=0, time_limit=120.0, n_jobs=2,
                       kernel="python3", progress=False, keep_answers=True, only=None, per_student=None):
     """Grade every student's exercise notebooks; write the scores CSV and a report per student.
@@ -420,26 +483,7 @@ def grade_submissions(submissions, sources, out, *, roster=None, seed=0, time_li
                                 "(it should hold a folder per student id).")
     if not isinstance(time_limit, (int, float)) or isinstance(time_limit, bool) or time_limit <= 0:
         raise ValueError(f"time_limit must be a number of seconds > 0, got {time_limit!r}.")
-    if isinstance(roster, (list, tuple)):
-        students = [check_student_id(s, where="roster:") for s in roster]
-        if not students:
-            raise ValueError("roster: the list of students is empty.")
-    elif roster is not None:
-        students = read_roster(roster)
-    else:
-        students = sorted(check_student_id(p.name, where="submission folder")
-                          for p in submissions.iterdir() if p.is_dir() and not p.name.startswith("."))
-        if not students:
-            raise ValueError(f"submissions: {submissions} holds no student folder.")
-    if only is not None:
-        only = [check_student_id(s, where="student to grade") for s in only]
-        unknown = [s for s in only if s not in students]
-        if unknown:
-            raise ValueError(f"not on the roster: {', '.join(unknown)} (the roster has {len(students)} "
-                             f"student(s): {', '.join(students[:8])}{', ...' if len(students) > 8 else ''}).")
-    klass = list(students)  # the whole class, in the roster's order: the rows of the CSV
-    if only is not None:
-        students = [s for s in students if s in only]
+    klass, students = _class_and_graded(submissions, roster, only)
     if not sources:
         raise ValueError("there is no exercise notebook to grade.")
     nbs = {rel: nbformat.read(Path(p), as_version=4) for rel, p in sorted(sources.items())}
@@ -486,38 +530,15 @@ def grade_submissions(submissions, sources, out, *, roster=None, seed=0, time_li
     stubs = {rel: {aid: normalised_code(src) for aid, src in answer_cells(student_notebook(nb))}
              for rel, nb in nbs.items()}
     flags = submission_flags(submissions, order, nbs, seed, stubs=stubs, per_student=per_student)
-    collected = submissions / "collected.json"  # written by `lupikit classroom collect`
-    if collected.is_file():
-        record = json.loads(collected.read_text(encoding="utf-8"))
-        for s in record.get("late", []):
-            if s in flags:
-                flags[s].append(f"handed in late ({record.get('late_why', {}).get(s, 'by classroom collect')})")
-    buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(["student", *columns, "total", "flags"])
-    for s in order:
-        row = [rows[s][c] for c in columns]
-        writer.writerow([s, *map(fmt_points, row), fmt_points(sum(row)), "; ".join(flags.get(s, []))])
-    writer.writerow(["max", *(fmt_points(q.points) for q in every), fmt_points(sum(q.points for q in every)), ""])
-    text = buffer.getvalue()
-    if written is not None:  # the written exercises' marks kept, in the same one write
-        text = merged_text(list(csv.reader(io.StringIO(text))), list(csv.reader(io.StringIO(written))))[0]
-    write_atomically(out, text)
+    _add_late_flags(submissions, flags)
+    write_atomically(out, _scores_text(order, rows, flags, every, written))
     feedback = out.parent / f"{out.stem}-feedback"
     for s in students:
         write_atomically(reports / f"{s}.md", _report_text(s, variants[s], every, scores[s], reasons[s], notes[s],
                                                             flags.get(s, [])))
         write_atomically(feedback / f"{s}.html", _feedback_html(s, every, scores[s], reasons[s], notes[s]))
     log = out.parent / f"{out.stem}-log.jsonl"
-    entry = {
-        "when": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-        "who": getpass.getuser(), "machine": platform.node(), "seed": seed, "graded": students, "kept": kept,
-        "submissions": {s: _checksums(submissions, s, list(nbs)) for s in students},
-        "scores": {s: {**scores[s], "total": sum(scores[s].values())} for s in students},
-        "flags": {s: flags.get(s, []) for s in students},
-    }
-    with log.open("a", encoding="utf-8") as fh:
-        fh.write(json.dumps(entry) + "\n")
+    _append_log(log, submissions, seed, students, kept, list(nbs), scores, flags)
     return GradeReport(scores=scores, reasons=reasons, max={q.column: q.points for q in every},
                        students=students, kept=kept, flags=flags, out=out, reports=reports, log=log,
                        feedback=feedback,
