@@ -29,6 +29,7 @@ import zipfile
 from pathlib import Path
 
 from ._notebooks import graded_ids
+from ._roster import norm_header
 from ._variants import check_student_id
 
 __all__ = ["collect_submissions", "late_from_column"]
@@ -68,6 +69,11 @@ def _stamp(path, times, zipped):
 _LATE_MARKS, _ON_TIME_MARKS = {"late", "yes", "y", "true", "1", "x"}, {"", "-", "no", "n", "false", "0", "on time"}
 #: time columns detected without being named
 TIME_HEADERS = ("last modified (submission)", "submitted", "submitted at", "submission time", "submission date")
+
+
+def _headers(roster):
+    """The roster's headers by their compared form (:func:`~lupikit.classroom._roster.norm_header`)."""
+    return {norm_header(h): h for s in roster for h in s.get("fields", {})}
 
 
 def _cell_time(text):
@@ -122,8 +128,8 @@ def late_from_column(roster, column, deadline):
     """
     if deadline is not None and deadline.tzinfo is not None:
         deadline = deadline.astimezone().replace(tzinfo=None)
-    headers = {" ".join(h.lower().split()): h for s in roster for h in s.get("fields", {})}
-    header = headers.get(" ".join(str(column).lower().split()))
+    headers = _headers(roster)
+    header = headers.get(norm_header(column))
     if header is None:
         raise ValueError(f"late column {column!r} is not a header of the roster; its headers are: "
                          f"{', '.join(dict.fromkeys(headers.values())) or 'none'}.")
@@ -187,7 +193,7 @@ def collect_submissions(download, out, *, roster, sources, deadline=None, late_c
     if deadline is not None and deadline.tzinfo is not None:
         deadline = deadline.astimezone().replace(tzinfo=None)
     if late_column is None and deadline is not None:
-        present = {" ".join(h.lower().split()): h for s in roster for h in s.get("fields", {})}
+        present = _headers(roster)
         late_column = next((present[h] for h in TIME_HEADERS if h in present), None)
     late_by_roster = {} if late_column is None else late_from_column(roster, late_column, deadline)
     signatures = {rel: graded_ids(json.loads(Path(p).read_text(encoding="utf-8"))) for rel, p in sources.items()}

@@ -26,7 +26,7 @@ from pathlib import Path
 
 from ._variants import check_student_id
 
-__all__ = ["ID_HEADERS", "read_roster", "read_roster_table"]
+__all__ = ["ID_HEADERS", "norm_header", "read_roster", "read_roster_table"]
 
 #: header cells that name an id column, most specific first
 ID_HEADERS = ("username", "user name", "login", "login id", "student_id", "student id", "id", "student",
@@ -43,12 +43,13 @@ def _sniff(text):
         return ","
 
 
-def _norm(cell):
+def norm_header(cell):
+    """A header cell as compared: case, surrounding space, runs of spaces and ``_`` do not count."""
     return " ".join(str(cell).strip().lower().replace("_", " ").split())
 
 
 def _kind(header):
-    cells = {_norm(c) for c in header}
+    cells = {norm_header(c) for c in header}
     if {"student", "id"} <= cells and ("sis user id" in cells or "section" in cells):
         return "canvas"
     if {"first name", "last name"} <= cells or "id number" in cells or "email address" in cells:
@@ -101,13 +102,13 @@ def read_roster_table(path, id_column=None):
     rows = [(k, row) for k, row in enumerate(rows, start=1) if any(row)]
     if not rows:
         raise ValueError(f"roster {path.name} lists no student id.")
-    first = [_norm(c) for c in rows[0][1]]
+    first = [norm_header(c) for c in rows[0][1]]
     has_header = any(c in ID_HEADERS or c in _NAME_HEADERS or c in ("first name", "last name", "section")
                      for c in first)
     header = rows[0][1] if has_header else []
     body = rows[1:] if has_header else rows
     kind = _kind(header) if has_header else "plain"
-    names = [_norm(c) for c in header]
+    names = [norm_header(c) for c in header]
 
     def column(wanted):
         return names.index(wanted) if wanted in names else None
@@ -119,7 +120,7 @@ def read_roster_table(path, id_column=None):
             if not 0 <= col < width:
                 raise ValueError(f"id_column {id_column} is not a column of {path.name} (it has {width}).")
         else:
-            col = column(_norm(id_column))
+            col = column(norm_header(id_column))
             if col is None:
                 raise ValueError(f"id_column {id_column!r} is not a header of {path.name}; its headers are: "
                                  f"{', '.join(header) or 'none (give a column number)'}.")
