@@ -1,13 +1,19 @@
 """The ablations of notebooks/twinsvm/uci.ipynb, checked against independent references."""
 
+import warnings
+
 import numpy as np
 import pandas as pd
 import pytest
+from sklearn.base import clone
 from sklearn.dummy import DummyClassifier
+from sklearn.model_selection import StratifiedKFold
+from sklearn.preprocessing import StandardScaler
 
+from lupikit.twinsvm import PCAPrivileged
 from lupikit.twinsvm.experiments import cross_validate_lupi
 from lupikit.twinsvm.uci import (ablation_summary, all_rows_check, load_uci, majority_rate, make_models,
-                                 run_benchmark, solver_times, tuning_ablation)
+                                 rows_sweep, run_benchmark, solver_times, tuning_ablation)
 
 GRID = {"C": [0.1, 1.0], "tau": [0.5], "correction_weight": [1.0], "gamma": [1.0]}
 
@@ -82,3 +88,40 @@ def test_all_rows_check_names_what_is_missing():
         all_rows_check(res, "wine")
     with pytest.raises(ValueError, match="models names unknown models"):
         all_rows_check(res, "iris", models=("SVM",))
+
+
+def _collapsed_pairs_by_hand(est, X, y, train):
+    """Fit as a fold does, then count the binary models whose ``degenerate`` flags are set."""
+    fitted = clone(est).fit(StandardScaler().fit_transform(X[train]), y[train],
+                               privileged_features=PCAPrivileged(n_components=0.95).fit_transform(X[train]))
+    return sum(any(m.degenerate) for m in fitted.models_)
+
+
+def test_collapsed_planes_are_counted_fold_by_fold():
+    # on Haberman, c2 = 0.1 against c1 = 1 collapses a plane in most folds
+    X, y = load_uci("haberman")
+    est = make_models("linear")["Pin-TWSVMPI"].set_params(C1=1.0, C2=0.1, tau=0.5, correction_weight=1.0)
+    with pytest.warns(UserWarning, match="collapsed to w = 0"):
+        res = cross_validate_lupi(est, X, y, random_state=1)
+    folds = StratifiedKFold(n_splits=5, shuffle=True, random_state=1).split(X, y)
+    by_hand = [_collapsed_pairs_by_hand(est, X, y, train) for train, _ in folds]
+    assert res["n_collapsed_planes"].tolist() == by_hand and sum(by_hand) > 0
+
+
+def test_rows_sweep_refits_the_tuned_model_on_more_rows():
+    res = run_benchmark(["haberman"], ["linear"], GRID, max_samples=200, seed=1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        sweep = rows_sweep(res, "haberman", sizes=(60, 160, 10_000), seed=1)
+    train, test = next(StratifiedKFold(n_splits=5, shuffle=True, random_state=1).split(*load_uci("haberman")))
+    # 10,000 rows cannot be drawn from the fold's 244: left out; all of them come last
+    assert sweep.index.tolist() == [60, 160, train.size]
+    assert sweep["acc"].between(0, 100).all() and (sweep["unconverged"] == 0).all()
+    X, y = load_uci("haberman")
+    est = make_models("linear")["Pin-TWSVMPI"].set_params(
+        **res.set_index("model").loc["Pin-TWSVMPI", "params"])
+    assert sweep["collapsed"].iloc[-1] == _collapsed_pairs_by_hand(est, X, y, train)
+    with pytest.raises(ValueError, match="sizes must be integers"):
+        rows_sweep(res, "haberman", sizes=(1,))
+    with pytest.raises(ValueError, match="model must be one of"):
+        rows_sweep(res, "haberman", model="SVM")

@@ -40,10 +40,12 @@ __all__ = ["holdout_tune", "cross_validate_lupi"]
 
 
 def _fit(est, X, y, n_components, uses_priv, Xs=None):
-    """Fit ``est`` on standardised ``X``: ``(scaler, seconds, number of ConvergenceWarnings)``.
+    """Fit ``est`` on standardised ``X``: ``(scaler, seconds, ConvergenceWarnings, collapsed planes)``.
 
     The ConvergenceWarnings of the fit are recorded and counted (the caller
-    reports them); every other warning is passed on as it was raised.
+    reports them); the DegeneratePlaneWarnings (one per binary problem whose
+    plane collapsed to w = 0) are counted too. The other warnings are passed
+    on as they were raised, each distinct message once.
     """
     scaler = StandardScaler().fit(X)
     Xz = scaler.transform(X)
@@ -55,15 +57,20 @@ def _fit(est, X, y, n_components, uses_priv, Xs=None):
     t0 = time.perf_counter()
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", ConvergenceWarning)  # count each one, none deduplicated
+        warnings.simplefilter("always", DegeneratePlaneWarning)
         est.fit(Xz, y, **kw)
     seconds = time.perf_counter() - t0
-    n_not_converged = 0
+    n_not_converged = n_collapsed = 0
+    passed_on = set()
     for w in caught:
         if issubclass(w.category, ConvergenceWarning):
             n_not_converged += 1
-        else:
+            continue
+        n_collapsed += issubclass(w.category, DegeneratePlaneWarning)
+        if (w.category, str(w.message)) not in passed_on:  # (one-vs-one: the same words from many pairs)
+            passed_on.add((w.category, str(w.message)))
             warnings.warn_explicit(w.message, w.category, w.filename, w.lineno, source=w.source)
-    return scaler, seconds, n_not_converged
+    return scaler, seconds, n_not_converged, n_collapsed
 
 
 def _warn_not_converged(estimator, counts, fits, labels=None):
@@ -89,7 +96,7 @@ def _tune_score(estimator, params, X_tr, y_tr, X_tu, y_tu, n_components, uses_pr
         # a grid point whose planes collapse scores as a constant classifier; the
         # chosen model warns again in cross_validate_lupi if it is one of them
         warnings.simplefilter("ignore", DegeneratePlaneWarning)
-        scaler, _, n_not_converged = _fit(est, X_tr, y_tr, n_components, uses_priv)
+        scaler, _, n_not_converged, _ = _fit(est, X_tr, y_tr, n_components, uses_priv)
     return accuracy_score(y_tu, est.predict(scaler.transform(X_tu))), n_not_converged
 
 
@@ -154,10 +161,10 @@ def holdout_tune(estimator, grid, X, y, *, n_components=0.95, tune_size=0.1, ran
 
 def _fold(estimator, X, y, tr, te, n_components, uses_priv):
     est = clone(estimator)
-    scaler, dt, n_not_converged = _fit(est, X[tr], y[tr], n_components, uses_priv)
+    scaler, dt, n_not_converged, n_collapsed = _fit(est, X[tr], y[tr], n_components, uses_priv)
     pred = est.predict(scaler.transform(X[te]))
     return (accuracy_score(y[te], pred), f1_score(y[te], pred, average="macro"), dt,
-            n_not_converged)
+            n_not_converged, n_collapsed)
 
 
 def cross_validate_lupi(estimator, X, y, *, n_components=0.95, n_splits=5, random_state=0,
@@ -182,10 +189,12 @@ def cross_validate_lupi(estimator, X, y, *, n_components=0.95, n_splits=5, rando
     -------
     dict
         ``accuracy`` and ``f1`` (macro-averaged), arrays over folds,
-        ``fit_time`` (seconds, array over folds) and
+        ``fit_time`` (seconds, array over folds),
         ``n_convergence_warnings`` (int array over folds: the
         ConvergenceWarnings raised by the fit of each fold; 0 where the
-        solver converged).
+        solver converged) and ``n_collapsed_planes`` (int array over folds:
+        the binary problems whose plane collapsed to w = 0, each announced
+        by a :class:`~lupikit.twinsvm.DegeneratePlaneWarning`).
 
     Warns
     -----
@@ -210,6 +219,7 @@ def cross_validate_lupi(estimator, X, y, *, n_components=0.95, n_splits=5, rando
     folds = Parallel(n_jobs=n_jobs)(
         delayed(_fold)(estimator, X, y, tr, te, n_components, uses_priv)
         for tr, te in progress(cv.split(X, y), total=n_splits, desc=f"folds {type(estimator).__name__}"))
-    acc, f1, times, n_warnings = (np.array(v) for v in zip(*folds))
+    acc, f1, times, n_warnings, n_collapsed = (np.array(v) for v in zip(*folds))
     _warn_not_converged(estimator, n_warnings.tolist(), "folds")
-    return {"accuracy": acc, "f1": f1, "fit_time": times, "n_convergence_warnings": n_warnings}
+    return {"accuracy": acc, "f1": f1, "fit_time": times, "n_convergence_warnings": n_warnings,
+            "n_collapsed_planes": n_collapsed}

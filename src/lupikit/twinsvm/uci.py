@@ -51,7 +51,7 @@ from ..datasets import (load_compound, load_dermatology, load_ecoli, load_glass,
                         load_page_blocks, load_soybean_small, load_zoo)
 from ._svm import PinballSVC, SVMPlus
 from ._twin import PinballTwinSVC, PrivilegedPinballTwinSVC, PrivilegedTwinSVC
-from .experiments import cross_validate_lupi, holdout_tune
+from .experiments import _fold, cross_validate_lupi, holdout_tune
 
 __all__ = [
     "UCI_SETS",
@@ -71,6 +71,7 @@ __all__ = [
     "tuning_ablation",
     "ablation_summary",
     "all_rows_check",
+    "rows_sweep",
     "solver_times",
 ]
 
@@ -311,8 +312,9 @@ def run_benchmark(datasets, kernels, grid, *, n_candidates=None, max_samples=Non
         One row per (kernel, data set, model): ``acc`` and ``std`` (mean and
         standard deviation over folds, %), ``f1`` (macro, mean over folds),
         ``time`` (mean training time per fold, seconds), ``params`` (the
-        tuned hyperparameters), ``n_candidates`` and ``unconverged_folds``
-        (folds whose dual solver stopped at ``max_iter``).
+        tuned hyperparameters), ``n_candidates``, ``unconverged_folds``
+        (folds whose dual solver stopped at ``max_iter``) and
+        ``collapsed_folds`` (folds with a plane collapsed to w = 0).
 
     Examples
     --------
@@ -338,6 +340,7 @@ def run_benchmark(datasets, kernels, grid, *, n_candidates=None, max_samples=Non
                     "f1": res["f1"].mean(), "time": res["fit_time"].mean(), "params": best,
                     "n_candidates": len(cands),
                     "unconverged_folds": int((res["n_convergence_warnings"] > 0).sum()),
+                    "collapsed_folds": int((res["n_collapsed_planes"] > 0).sum()),
                 })
     return pd.DataFrame(records)
 
@@ -449,8 +452,10 @@ def all_rows_check(results, name, kernel="linear", *, models=("Pin-TWSVM", "Pin-
     pandas.DataFrame
         One row per model, indexed by model: ``acc`` and ``std`` (mean and
         standard deviation over the folds, %), ``f1``, ``time`` (mean
-        training time per fold, seconds), ``params``, ``n_rows`` and
-        ``unconverged_folds``.
+        training time per fold, seconds), ``params``, ``n_rows``,
+        ``unconverged_folds`` and ``collapsed_folds`` (folds in which a
+        binary problem's plane collapsed to w = 0: see
+        :class:`~lupikit.twinsvm.DegeneratePlaneWarning`).
 
     Examples
     --------
@@ -482,8 +487,85 @@ def all_rows_check(results, name, kernel="linear", *, models=("Pin-TWSVM", "Pin-
                                   n_jobs=n_jobs)
         rows[model] = {"acc": 100 * res["accuracy"].mean(), "std": 100 * res["accuracy"].std(),
                        "f1": res["f1"].mean(), "time": res["fit_time"].mean(), "params": params,
-                       "n_rows": len(y), "unconverged_folds": int((res["n_convergence_warnings"] > 0).sum())}
+                       "n_rows": len(y), "unconverged_folds": int((res["n_convergence_warnings"] > 0).sum()),
+                       "collapsed_folds": int((res["n_collapsed_planes"] > 0).sum())}
     return pd.DataFrame.from_dict(rows, orient="index")
+
+
+def rows_sweep(results, name, kernel="linear", *, model="Pin-TWSVMPI", sizes=(400, 1000, 2000), seed=0,
+               solver="smo", data_home=None):
+    """The hyperparameters tuned on a subsample, refitted on ever more rows of one fold.
+
+    :func:`all_rows_check` scores the hyperparameters that
+    :func:`run_benchmark` tuned on a subsample on every row of the data set.
+    Where they do much worse there, this tells whether the number of rows is
+    the cause: the first of the stratified 5 folds of ``seed`` (the folds of
+    :func:`all_rows_check`) keeps its test rows, and the model, with the same
+    hyperparameters, is fitted on stratified draws of ``sizes`` of its
+    training rows and on all of them. Each fit reports its accuracy on the
+    fold's test rows and the binary problems whose plane collapsed to w = 0
+    (:class:`~lupikit.twinsvm.DegeneratePlaneWarning`).
+
+    Parameters
+    ----------
+    results : pandas.DataFrame
+        A :func:`run_benchmark` frame (one seed) that holds ``(kernel, name, model)``.
+    name : str
+        One of :data:`UCI_SETS`.
+    kernel : {"linear", "rbf"}, default="linear"
+    model : str, default="Pin-TWSVMPI"
+        One of :data:`MODELS`.
+    sizes : sequence of int, default=(400, 1000, 2000)
+        Numbers of training rows (each at least the number of classes), drawn
+        from the fold's training rows; a size too large to draw is left out.
+        All the fold's training rows are always fitted, last.
+    seed : int, default=0
+        Seed of the folds and of the draws of rows.
+    solver : {"smo", "cvxopt"}, default="smo"
+    data_home : str or path-like, default=None
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per number of training rows (its index, ``n_train``):
+        ``acc`` (% on the fold's test rows), ``f1`` (macro), ``collapsed``
+        (binary problems with a collapsed plane), ``time`` (seconds) and
+        ``unconverged`` (ConvergenceWarnings of the fit).
+
+    Examples
+    --------
+    >>> from lupikit.twinsvm.uci import rows_sweep, run_benchmark
+    >>> grid = {"C": [1.0], "tau": [0.5], "correction_weight": [1.0], "gamma": [1.0]}
+    >>> res = run_benchmark(["iris"], ["linear"], grid, max_samples=100)
+    >>> sweep = rows_sweep(res, "iris", sizes=(60,))
+    >>> sweep.index.tolist(), bool((sweep["collapsed"] == 0).all())
+    ([60, 120], True)
+    """
+    if model not in MODELS:
+        raise ValueError(f"model must be one of {list(MODELS)}, got {model!r}.")
+    tuned = results.set_index(["kernel", "dataset", "model"])["params"]
+    if (kernel, name, model) not in tuned.index:
+        raise ValueError(f"results holds no ({kernel!r}, {name!r}, {model!r}) row: run run_benchmark "
+                         f"on {name!r} with the {kernel} kernel first.")
+    X, y = load_uci(name, data_home=data_home)
+    n_classes = np.unique(y).size
+    bad = [n for n in sizes if not isinstance(n, (int, np.integer)) or n < n_classes]
+    if bad:
+        raise ValueError(f"sizes must be integers of at least the number of classes ({n_classes}), got {bad}.")
+    train, test = next(StratifiedKFold(n_splits=5, shuffle=True, random_state=seed).split(X, y))
+    est = make_models(kernel, solver=solver)[model].set_params(**tuned[(kernel, name, model)])
+    uses_priv = getattr(est, "_uses_privileged", False)
+    rows = {}
+    # (a draw must leave at least a row of each class out of it)
+    for n in [int(n) for n in sorted(set(sizes)) if n <= train.size - n_classes] + [train.size]:
+        fit_rows = train if n == train.size else train[next(StratifiedShuffleSplit(
+            n_splits=1, train_size=n, random_state=seed).split(train, y[train]))[0]]
+        acc, f1, seconds, n_not_converged, n_collapsed = _fold(est, X, y, fit_rows, test, 0.95, uses_priv)
+        rows[n] = {"acc": 100 * acc, "f1": f1, "collapsed": int(n_collapsed), "time": seconds,
+                   "unconverged": int(n_not_converged)}
+    out = pd.DataFrame.from_dict(rows, orient="index")
+    out.index.name = "n_train"
+    return out
 
 
 def ablation_summary(scores):
