@@ -78,7 +78,7 @@ def test_record_mode_records_a_failure_and_goes_on():
 
 def test_run_parameters_keep_their_order_and_a_preset_among_them():
     """A notebook may pass its preset among the parameters (the relevance notebooks do)."""
-    from lupikit.claims import _JSONDict
+    from lupikit.claims._recorder import _JSONDict
 
     params = {"preset": "paper", "n": 3, "sizes": [1, 2]}
     c = Claims("demo/example", preset="paper", parameters=params, display=False)

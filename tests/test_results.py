@@ -11,7 +11,7 @@ import pytest
 from lupikit._book import records
 from lupikit._book.paths import is_exercise_notebook
 from lupikit._book.seeds import MAJORITY, POOLED_LEVEL
-from lupikit.claims import _OPS
+from lupikit.claims import OPS
 from lupikit.claims import RELATIONS, VERDICTS
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -79,7 +79,11 @@ def test_result_schema(path):
     assert rec["parameters"]["preset"] == "paper"
     assert isinstance(rec["seconds"], (int, float)) and rec["seconds"] > 0
     assert len(rec["git_commit"]) == 40 and rec["executed_at"].endswith("+00:00")
-    assert set(rec["fingerprint"]) == {"notebook", "code"}
+    # what the run executed (the notebook, each library definition it reaches), the data files it read
+    # and the libraries' versions (None: recorded before runs logged them), and where each seed ran
+    assert set(rec["fingerprint"]) == {"scheme", "notebook", "definitions", "data", "versions"}
+    assert rec["fingerprint"]["definitions"] and all(len(h) == 16 for h in rec["fingerprint"]["definitions"].values())
+    assert len(rec["ran_on"]) == len(rec["seeds"])
     assert rec["claims"], "no claims recorded"
     ids = [c["id"] for c in rec["claims"]]
     assert len(ids) == len(set(ids))
@@ -101,7 +105,7 @@ def test_result_schema(path):
                 if seeds.get("p") is not None:
                     kept = seeds["p"] < POOLED_LEVEL
                 else:
-                    kept = _OPS[seeds["op"]](seeds["mean"], seeds["bound"])
+                    kept = OPS[seeds["op"]](seeds["mean"], seeds["bound"])
             assert (c["verdict"] in ("reproduced", "direction")) == kept, c["id"]
     assert rec["seeds"] and len(rec["seeds"]) == len(set(rec["seeds"]))
     assert rec["parameters"]["seed"] == rec["seeds"][0]

@@ -41,7 +41,9 @@ def test_table_without_a_data_home_names_the_files(tmp_path, monkeypatch):
         if info.missing:
             assert row["status"].startswith("missing: ")
         elif info.files:
-            assert info.files[0] in row["status"] and str(tmp_path) in row["status"]
+            # the file, by its registered name, and what to set; no folder of the machine
+            assert info.files[0] in row["status"] and str(tmp_path) not in row["status"]
+            assert "LUPIKIT_DATA" in row["status"] and "$" not in row["status"]
         else:  # vendored: always there
             assert row["status"] == "ok"
 

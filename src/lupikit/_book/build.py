@@ -46,13 +46,16 @@ import subprocess
 import sys
 import time
 import webbrowser
+from functools import partial
 from pathlib import Path
 
 import yaml
 from jupyter_cache import get_cache
 from jupyter_cache.executors import load_executor
 
+from .errors import BookError
 from .harness import kernel_environment
+from .paper import record_paper
 from .pages import write_pages
 from .paths import is_exercise_notebook
 
@@ -265,11 +268,11 @@ def staging_copy(paths, name, title_suffix, link=("book", "src", "results"), **e
 def build_paper(paths, jobs):
     """The book from the paper-scale executions, in a staging copy (not executed again)."""
     t0 = time.perf_counter()
-    lupikit = Path(sys.executable).with_name("lupikit")
-    proc = subprocess.run([str(lupikit), "--notebooks-dir", str(paths.notebooks), "paper",
-                           "--jobs", str(jobs)], cwd=paths.root)
-    if proc.returncode != 0:
-        return proc.returncode
+    try:  # (the records that are stale or missing are run first; the others are kept)
+        record_paper(paths, jobs=jobs, log=partial(print, flush=True))
+    except BookError as exc:
+        print(f"[book] {exc}", file=sys.stderr)
+        return 1
     stage = staging_copy(paths, "paper-book", " (paper-scale runs)", execute_notebooks="off")
     notebooks = toc_notebooks(paths)
     executed = {}

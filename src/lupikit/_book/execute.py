@@ -41,21 +41,36 @@ class IPCKernelManager(KernelManager):
         return os.path.join(tempfile.gettempdir(), f"lupikit-kernel-{uuid.uuid4().hex}")
 
 
-def execute(path, target, parameters, *, kernel="python3", progress=False, log_output=False):
+def _with_environment(manager, env):
+    """A kernel manager class that starts its kernel with ``env`` added to its environment."""
+
+    async def _async_pre_start_kernel(self, **kw):
+        kw["env"] = {**(kw.get("env") or os.environ), **env}
+        return await manager._async_pre_start_kernel(self, **kw)
+
+    return type(f"{manager.__name__}WithEnvironment", (manager,),
+                {"_async_pre_start_kernel": _async_pre_start_kernel})
+
+
+def execute(path, target, parameters, *, kernel="python3", progress=False, log_output=False, env=None):
     """Execute one notebook with papermill; return ``(seconds, error)``.
 
     ``error`` is None, or ``"<exception name>: <message>"`` when a cell raised
     (the executed notebook, with the error, is written all the same) or the
-    kernel died.
+    kernel died. ``env`` adds variables to this kernel's environment only
+    (several notebooks may run at once from one process).
     """
     target = Path(target)
     target.parent.mkdir(parents=True, exist_ok=True)
     t0 = time.perf_counter()
     error = None
+    manager = IPCKernelManager if os.name == "posix" else KernelManager
+    if env:
+        manager = _with_environment(manager, {k: str(v) for k, v in env.items()})
     try:
         pm.execute_notebook(str(path), str(target), parameters=parameters, cwd=str(Path(path).parent),
                             kernel_name=kernel, progress_bar=progress, log_output=log_output,
-                            kernel_manager_class=IPCKernelManager if os.name == "posix" else KernelManager)
+                            kernel_manager_class=manager)
     except pm.PapermillExecutionError as exc:
         error = f"{exc.ename}: {exc.evalue}"
     except (RuntimeError, TimeoutError) as exc:  # nbclient's DeadKernelError, CellTimeoutError

@@ -23,19 +23,78 @@ notebook itself is set up here, so that the notebooks carry only the science:
   book build and the test suite keep them as they are;
 - with a Dask scheduler address (``LUPIKIT_SCHEDULER``), a ``distributed``
   client and joblib's dask backend, so that the notebooks' joblib loops (their
-  ``n_jobs`` parameters) run on the cluster.
+  ``n_jobs`` parameters) run on the cluster;
+- with ``LUPIKIT_DATA_LOG`` (``lupikit paper``, one file per seed), every data
+  file that the kernel or a process it starts (joblib's workers) opens below
+  the folders of ``LUPIKIT_DATA_ROOTS`` (the data home and the package's
+  vendored data) is logged, one path a line: the record's fingerprint holds
+  their SHA-256 (:mod:`lupikit.claims`). A ``sitecustomize`` module on the
+  kernels' ``PYTHONPATH`` adds the audit hook (:data:`SITECUSTOMIZE`), so the
+  library's loaders carry no logging of their own.
 
 It works through an IPython directory (``IPYTHONDIR``) holding a kernel
-configuration and a start-up file; :func:`kernel_environment` writes it and
-returns the environment variables for the kernel processes.
+configuration and a start-up file, and a ``site`` folder on ``PYTHONPATH``;
+:func:`kernel_environment` writes them and returns the environment variables
+for the kernel processes.
 """
 
 import json
 import os
 from pathlib import Path
 
-__all__ = ["ASSERT_MIME", "KERNEL_CONFIG", "STARTUP", "environment_flag", "kernel_environment",
-           "prepare_kernels", "read_failed_asserts"]
+__all__ = ["ASSERT_MIME", "DATA_LOG", "DATA_ROOTS", "KERNEL_CONFIG", "SITECUSTOMIZE", "STARTUP",
+           "environment_flag", "kernel_environment", "prepare_kernels", "read_failed_asserts"]
+
+#: The environment variable naming the file where a run logs the data files it opens.
+DATA_LOG = "LUPIKIT_DATA_LOG"
+#: The folders (``os.pathsep``-separated) below which an opened file is a data file.
+DATA_ROOTS = "LUPIKIT_DATA_ROOTS"
+
+SITECUSTOMIZE = """\
+# written by lupikit's execution harness (lupikit._book.harness): in every Python process of a
+# paper-scale run (its kernel and the worker processes it starts), the data files it opens are
+# logged to $LUPIKIT_DATA_LOG, one path a line
+def _lupikit_data_log():
+    import os
+    import sys
+    import threading
+
+    log = os.environ.get("LUPIKIT_DATA_LOG")
+    roots = [r for r in os.environ.get("LUPIKIT_DATA_ROOTS", "").split(os.pathsep) if r]
+    if not log or not roots:
+        return
+    roots = tuple(os.path.join(os.path.realpath(r), "") for r in roots)
+    seen, local = set(), threading.local()
+
+    def hook(event, args):
+        if event != "open" or not args or getattr(local, "busy", False):
+            return
+        path = args[0]
+        if isinstance(path, bytes):
+            path = os.fsdecode(path)
+        if not isinstance(path, str) or path in seen:
+            return
+        local.busy = True
+        try:
+            seen.add(path)
+            real = os.path.realpath(path)
+            if real.startswith(roots) and os.path.isfile(real):
+                fd = os.open(log, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+                try:
+                    os.write(fd, (real + "\\n").encode())
+                finally:
+                    os.close(fd)
+        except (OSError, ValueError):
+            pass
+        finally:
+            local.busy = False
+
+    sys.addaudithook(hook)
+
+
+_lupikit_data_log()
+del _lupikit_data_log
+"""
 
 KERNEL_CONFIG = """\
 # written by lupikit's execution harness (lupikit._book.harness)
@@ -135,12 +194,17 @@ def kernel_environment(folder, *, blas_threads=None, scheduler=None, base=None):
     folder = Path(folder).resolve()
     profile = folder / "profile_default"
     (profile / "startup").mkdir(parents=True, exist_ok=True)
+    (folder / "site").mkdir(exist_ok=True)
     for path, text in ((profile / "ipython_kernel_config.py", KERNEL_CONFIG),
-                       (profile / "startup" / "00-lupikit-harness.py", STARTUP)):
+                       (profile / "startup" / "00-lupikit-harness.py", STARTUP),
+                       (folder / "site" / "sitecustomize.py", SITECUSTOMIZE)):
         if not path.is_file() or path.read_text() != text:
             path.write_text(text)
     env = dict(os.environ if base is None else base)
     env["IPYTHONDIR"] = str(folder)
+    site = str(folder / "site")
+    paths = [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p and p != site]
+    env["PYTHONPATH"] = os.pathsep.join([site] + paths)
     env.pop("LUPIKIT_BLAS_THREADS", None)
     env.pop("LUPIKIT_SCHEDULER", None)
     if blas_threads is not None:

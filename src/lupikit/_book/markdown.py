@@ -20,7 +20,7 @@ from myst_parser.config.main import MdParserConfig
 from myst_parser.mdit_to_docutils.base import default_slugify
 from myst_parser.parsers.mdit import create_md_parser
 
-from ..claims import _fmt
+from ..claims import format_value
 
 __all__ = ["BRIEF", "anchor", "brief", "table_cell", "fmt", "inline", "one_line"]
 
@@ -34,7 +34,7 @@ def fmt(value):
         return "–"
     if isinstance(value, bool):
         return "yes" if value else "no"
-    return _fmt(value)
+    return format_value(value)
 
 
 def table_cell(text):

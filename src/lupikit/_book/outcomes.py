@@ -6,7 +6,7 @@ sweep`` report progress with them. This module imports no part of the library.
 
 from pathlib import Path
 
-from ..claims import _fmt, read_claims
+from ..claims import UNMEASURED, format_value, read_claims
 
 __all__ = ["assert_lines", "claim_line", "claim_outcome", "claims_line", "run_outcome_line", "unexpected"]
 
@@ -45,7 +45,7 @@ def claim_line(record):
     if verdict == "not computable":  # the threshold holds the reason and the condition
         return f"? {record['id']}: not computable — {record.get('threshold') or record.get('reason')}"
     need = f", needs {record['threshold']}" if record.get("threshold") else ""
-    measured = f"measured {_fmt(record['value'])}{need}"
+    measured = f"measured {format_value(record['value'])}{need}"
     if record.get("expected") is False:
         if record["holds"]:
             return (f"✘ {record['id']}: {measured} — holds, though the book states it does not "
@@ -63,7 +63,7 @@ def claim_outcome(record):
     """
     if record.get("holds") is None:
         verdict = record.get("verdict")
-        return verdict if verdict in ("not computable", "not runnable offline") else "not computable"
+        return verdict if verdict in UNMEASURED else "not computable"
     return "held" if record["holds"] else "failed"
 
 

@@ -28,7 +28,7 @@ from .notebook_source import read_sections
 from .outcomes import unexpected
 from .parts import PART_LABELS
 from .paths import is_exercise_notebook
-from .records import is_stale, read_paper_result
+from .records import read_paper_result, staleness, with_current_prose
 from .scorecard import SCORECARD_FIGURE, scorecard_markdown, verdict_counts, verdict_figure
 
 __all__ = ["execution_markdown", "paper_runtimes_markdown", "write_classroom_table",
@@ -56,8 +56,11 @@ def write_pages(paths, executed, preset, notebooks, log=print):
     for nb in claimed:
         short = paths.short(nb)
         record = read_paper_result(paths.results, short)
-        stale = record is not None and is_stale(record, nb, short)
-        records[short] = (record, stale)
+        check = None if record is None else staleness(record, nb)
+        stale = bool(check)
+        if record is not None:  # (the claims' prose as the notebook states it now)
+            record = with_current_prose(record, nb)
+        records[short] = (record, check)
         data[short] = {
             "default": read_claims(executed[short]) if short in executed else [],
             "paper": [] if record is None else record["claims"],
@@ -66,6 +69,8 @@ def write_pages(paths, executed, preset, notebooks, log=print):
             "paper_commit": None if record is None else record["git_commit"],
             "paper_seeds": None if record is None else record.get("seeds"),
             "stale": stale,
+            "stale_because": [] if check is None else check.changed,
+            "record_notes": [] if check is None else check.notes,
             "sections": read_sections(nb),
         }
     paths.build.mkdir(parents=True, exist_ok=True)
@@ -130,11 +135,21 @@ def _default_cells(row, claims):
 
 
 def _paper_cells(record, stale):
-    """When, at which seeds and how long the paper-scale record ran, and whether it is current."""
+    """When, at which seeds and how long the paper-scale record ran, and whether it is current.
+
+    ``stale`` is the record's check (:func:`lupikit._book.records.staleness`):
+    a stale record names what changed (at most three, then how many more).
+    """
     if record is None:
         return ["not recorded", "–"]
+    state = "current"
+    if stale:
+        changed = list(getattr(stale, "changed", []))
+        shown = "; ".join(f"`{c.removeprefix('definition ')}`" if c.startswith("definition ") else c
+                          for c in changed[:3])
+        state = "stale" + (f": {shown}" if shown else "") + (f" and {len(changed) - 3} more" if len(changed) > 3 else "")
     return [f"{record['executed_at'][:10]}, {_seeds_text(record.get('seeds'))}, "
-            f"{_duration(record['seconds'])} each", "stale" if stale else "current"]
+            f"{_duration(record['seconds'])} each", state]
 
 
 def execution_markdown(shorts, times, data, records):
@@ -162,7 +177,20 @@ def execution_markdown(shorts, times, data, records):
                      + " | ".join(_default_cells(by_name.get(short), claims) + paper) + " |")
     at_once = times.get("notebooks_at_once")
     n_current = sum(1 for r, s in records.values() if r is not None and not s)
-    lines += ["", f"{len(shorts)} notebooks; {n_current} of {len(records)} paper-scale records current."
+    versions = sorted({n for r, s in records.values() if r is not None and s is not None
+                       for n in getattr(s, "notes", []) if " then, " in n})
+    unlogged = sum(1 for r, s in records.values() if r is not None and s is not None
+                   and "data files not logged by this run" in getattr(s, "notes", []))
+    lines += ["", f"{len(shorts)} notebooks; {n_current} of {len(records)} paper-scale records current "
+              "(`lupikit paper --check` gives the same verdict and names what changed). A record is stale "
+              "when the notebook's code, a library definition its run can execute, or a data file it read "
+              "has changed since; a claim's prose is rendered from the notebook as it is now. A library "
+              "version that differs from the one a record ran on is shown here and does not make the record "
+              "stale: a fresh install takes the registry's newest release."
+              + (f" Versions that differ: {'; '.join(versions)}." if versions else "")
+              + (f" {unlogged} records were made before runs logged the data files they read and the "
+                 "libraries' versions; the data files' registered SHA-256 are part of the code they ran."
+                 if unlogged else "")
               + (f" The default-preset times were measured {at_once} notebook(s) at once, beside other "
                  "work on the machine: a measurement, not a check." if at_once else "")]
     return "\n".join(lines) + "\n"

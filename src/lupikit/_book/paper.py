@@ -26,16 +26,19 @@ from pathlib import Path
 
 from importlib import metadata
 
-from ..claims import fingerprint, read_run_parameters
+from ..claims import fingerprint, library_versions, read_run_parameters
+from .cluster import harness_environment, submit_units, unit_key, where_this_runs
 from .errors import BookError
-from .execute import execute, executed_parameters
+from .execute import connect_scheduler, execute, executed_parameters
+from .harness import DATA_LOG, DATA_ROOTS, prepare_kernels
 from .notebook_source import read_parameters, read_presets
 from .outcomes import claims_line
 from .paths import is_exercise_notebook, list_notebooks, resolve_notebook, short_name
-from .records import fingerprints, is_stale, now, paper_record, provenance, read_paper_result, write_paper_result
+from .records import (data_files, data_roots, fingerprints, is_stale, now, paper_record, provenance,
+                      read_paper_result, write_paper_result)
 from .seeds import seed_runs
 
-__all__ = ["MEMORY_ENV", "PaperTask", "fit_cache", "plan_paper", "run_paper", "seed_order"]
+__all__ = ["MEMORY_ENV", "PaperTask", "fit_cache", "plan_paper", "record_paper", "run_paper", "seed_order"]
 
 #: The environment variable that names the folder where notebooks cache fits shared between them.
 MEMORY_ENV = "LUPIKIT_MEMORY"
@@ -141,6 +144,21 @@ def _checkpoint(target):
     return Path(target).with_suffix(".run.json")
 
 
+def _data_log(target):
+    """The file where the run into ``target`` logs the data files it opens (:data:`~lupikit._book.harness.DATA_LOG`)."""
+    return Path(target).with_suffix(".data.log")
+
+
+def _merged_data(runs):
+    """The data files that the seeds read, ``{name: SHA-256}``, or None if a seed did not log them."""
+    if any(r.get("data") is None for r in runs):
+        return None
+    out = {}
+    for r in runs:
+        out.update(r["data"])
+    return dict(sorted(out.items()))
+
+
 def _kept(target, fingerprint, parameters, environment):
     """The checkpoint of ``target`` if it ran today's code with these parameters in this environment, else None."""
     path = _checkpoint(target)
@@ -177,8 +195,11 @@ def _record(task, done, results_dir, root, log):
     first = min(runs, key=lambda r: r["executed_at"])
     # the parameters cell's values, overridden by those the first run used after its preset
     params = {"preset": "paper", **executed_parameters(targets[0]), **read_run_parameters(targets[0])}
+    # what the seeds ran (the code, the same for all), the data files they read, the libraries' versions
+    fp = {**runs[0]["fingerprint"], "data": _merged_data(runs), "versions": runs[0].get("versions")}
     record = paper_record(task.path, task.short, targets, params, times, first["executed_at"],
-                          fingerprint=runs[0]["fingerprint"], prov=first["prov"], seeds=task.seeds,
+                          fingerprint=fp, prov=first["prov"], seeds=task.seeds,
+                          places=[r.get("ran_on") for r in runs],
                           earlier=task.earlier)
     written = write_paper_result(results_dir, record)
     counts = {}
@@ -191,7 +212,7 @@ def _record(task, done, results_dir, root, log):
 
 
 def seed_order(tasks, shortest_first=False):
-    """The units of work, ``(task, seed)``, in the order they are run.
+    """The units of work, ``(task, seed)``, in the order they are run (on a Dask cluster: their priority).
 
     The longest notebook first (by its last recorded time), so that the slots
     finish together, or with ``shortest_first`` the quickest first; a
@@ -213,7 +234,7 @@ def seed_order(tasks, shortest_first=False):
 
 
 def run_paper(tasks, paths, results_dir, *, n_seeds, jobs=2, kernel="python3", reuse=True, shortest_first=False,
-              log=print):
+              client=None, log=print):
     """Run the planned notebooks at the paper preset and write their records.
 
     ``paths`` is the checkout's :class:`~lupikit._book.paths.BookPaths`: the
@@ -233,6 +254,13 @@ def run_paper(tasks, paths, results_dir, *, n_seeds, jobs=2, kernel="python3", r
     first, so that a run that will be stopped writes as many records as it
     can before it stops.
 
+    With a ``distributed.Client``, each notebook at each seed is a task on its
+    cluster (:mod:`lupikit._book.cluster`; ``jobs`` is then the workers'
+    business), started in the same order; this process still checks the
+    checkpoints, writes them and the records. A seed whose task failed for
+    good (its workers died) is a failure of that seed. The record says where
+    each seed ran (its ``ran_on``).
+
     Returns
     -------
     summary : dict
@@ -247,40 +275,140 @@ def run_paper(tasks, paths, results_dir, *, n_seeds, jobs=2, kernel="python3", r
     t0 = time.perf_counter()
     # a seed is kept only from a run with the same libraries (the fit cache's key), kernel and machine
     environment = {"libraries": _library_versions(), "kernel": kernel, "machine": provenance()["machine"]}
+    here = where_this_runs()
+    roots = data_roots()
 
-    def one(unit):
+    def begin(unit):
+        """Where the seed goes, its parameters, what it runs now, and its checkpoint if it is kept."""
         task, seed = unit
         target = runs / (f"{task.short}.ipynb" if n_seeds == 1 else f"{task.short}/seed{seed}.ipynb")
         parameters = {"preset": "paper"} if n_seeds == 1 else {"preset": "paper", "seed": seed}
         # what the record will say this seed ran: the code and commit as they are at its start
         start = dict(fingerprint=fingerprints(task.path, task.short), parameters=parameters,
-                     environment=environment, executed_at=now(), prov=provenance())
+                     environment=environment, executed_at=now(), prov=provenance(), versions=library_versions())
         kept = _kept(target, start["fingerprint"], parameters, environment) if reuse else None
-        if kept is not None:
-            return task, seed, target, float(kept["seconds"]), None, kept, True
-        _checkpoint(target).unlink(missing_ok=True)
-        seconds, error = execute(task.path, target, parameters, kernel=kernel)
-        start["seconds"] = seconds
-        # a seed whose code changed while it ran is no checkpoint for a later run
+        if kept is None:
+            _checkpoint(target).unlink(missing_ok=True)
+            _data_log(target).unlink(missing_ok=True)
+        return target, parameters, start, kept
+
+    def data_env(target):
+        """The kernel's log of the data files it opens (the harness's audit hook)."""
+        return {DATA_LOG: str(_data_log(target)), DATA_ROOTS: os.pathsep.join(map(str, roots))}
+
+    def ran(task, target, start, seconds, error, where):
+        """Note the run; a seed whose code changed while it ran is no checkpoint for a later run."""
+        log_file = _data_log(target)
+        logged = log_file.read_text(encoding="utf-8").splitlines() if log_file.is_file() else []
+        start.update(seconds=seconds, ran_on=where, data=data_files(logged))
         if error is None and fingerprints(task.path, task.short) == start["fingerprint"]:
             _checkpoint(target).write_text(json.dumps(start, indent=1) + "\n", encoding="utf-8")
+
+    def one(unit):
+        task, seed = unit
+        target, parameters, start, kept = begin(unit)
+        if kept is not None:
+            return task, seed, target, float(kept["seconds"]), None, kept, True
+        seconds, error = execute(task.path, target, parameters, kernel=kernel, env=data_env(target))
+        ran(task, target, start, seconds, error, here)
         return task, seed, target, seconds, error, start, False
 
     done = {task.short: {} for task in tasks}
     failed, busy = [], 0.0
-    with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
-        # record each notebook as soon as its seeds are done: a long one holds up no other
-        futures = [pool.submit(one, unit) for unit in units]
-        for future in as_completed(futures):
-            task, seed, target, seconds, error, run, reused = future.result()
-            busy += 0.0 if reused else seconds
-            if n_seeds > 1 or reused:
-                log(f"    {task.short} seed {seed}: {seconds:.1f} s"
-                    + (f" (kept from the run of {run['executed_at']}: same code)" if reused else "")
-                    + f"; {claims_line(target)}"
-                    + (f"; FAILED: {error.splitlines()[0]}" if error else ""))
-            done[task.short][seed] = (target, seconds, error, run)
-            if len(done[task.short]) == len(task.seeds):
-                if _record(task, done[task.short], results_dir, paths.root, log):
-                    failed.append(task.short)
+
+    def said(target):
+        # (a task lost for good may leave no executed notebook, or part of one)
+        try:
+            return claims_line(target)
+        except (OSError, ValueError):
+            return "no executed notebook"
+
+    def finished(task, seed, target, seconds, error, run, reused):
+        nonlocal busy
+        busy += 0.0 if reused else seconds
+        if n_seeds > 1 or reused or client is not None:
+            log(f"    {task.short} seed {seed}: {seconds:.1f} s"
+                + (f" on {run.get('ran_on') or 'an unknown worker'}" if client is not None and not reused else "")
+                + (f" (kept from the run of {run['executed_at']}: same code)" if reused else "")
+                + f"; {said(target)}"
+                + (f"; FAILED: {error.splitlines()[0]}" if error else ""))
+        done[task.short][seed] = (target, seconds, error, run)
+        if len(done[task.short]) == len(task.seeds):
+            if _record(task, done[task.short], results_dir, paths.root, log):
+                failed.append(task.short)
+
+    if client is None:
+        with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+            # record each notebook as soon as its seeds are done: a long one holds up no other
+            futures = [pool.submit(one, unit) for unit in units]
+            for future in as_completed(futures):
+                finished(*future.result())
+    else:
+        # the worker's kernels get this process's harness (not its environment), and the fit cache
+        env = harness_environment(**{MEMORY_ENV: os.environ[MEMORY_ENV]})
+        submitted = []
+        for unit in units:
+            task, seed = unit
+            target, parameters, start, kept = begin(unit)
+            if kept is not None:
+                finished(task, seed, target, float(kept["seconds"]), None, kept, True)
+            else:
+                submitted.append((unit, target, start, (unit_key(task.short, seed), str(task.path), str(target),
+                                                        parameters, kernel, env, data_env(target))))
+
+        def landed(i, seconds, error, where):
+            (task, seed), target, start, _ = submitted[i]
+            ran(task, target, start, seconds, error, where)
+            finished(task, seed, target, seconds, error, start, False)
+
+        submit_units(client, [args for *_, args in submitted], landed)
     return {"wall": time.perf_counter() - t0, "busy": busy, "failed": failed, "runs": runs}
+
+
+def record_paper(paths, notebooks=(), *, n_seeds=1, jobs=2, results_dir=None, force=False, shortest_first=False,
+                 scheduler=None, kernel="python3", log=print):
+    """``lupikit paper``: plan, prepare the kernels, run and record; what ``make book PRESET=paper`` runs too.
+
+    Runs the notebooks whose records are stale or missing (:func:`plan_paper`)
+    at ``n_seeds`` seeds, ``jobs`` at once or, with a Dask ``scheduler``
+    address, each notebook × seed as a task on its cluster
+    (:mod:`lupikit._book.cluster`), and writes their records.
+
+    Returns
+    -------
+    summary : dict or None
+        :func:`run_paper`'s summary, or None when every record is current.
+
+    Raises
+    ------
+    BookError
+        A notebook failed (its record is not written), or the scheduler cannot be reached.
+    """
+    results_dir = paths.results if results_dir is None else Path(results_dir)
+    tasks = plan_paper(paths.notebooks, list(notebooks), n_seeds, results_dir, force=force, log=log)
+    if not tasks:
+        log("every paper-scale result is up to date (use --force to run them again)")
+        return None
+    client = connect_scheduler(scheduler)
+    # on a cluster each notebook × seed is a task, its joblib loops stay on its worker
+    prepare_kernels(paths.ipython, scheduler=None, blas_threads=1 if jobs > 1 else None, claims="record")
+    if client is None:
+        how = f"{jobs} at once"
+    else:
+        threads = client.nthreads()
+        how = (f"each notebook × seed a task on the Dask cluster at {scheduler} "
+               f"(now {len(threads)} worker(s), {sum(threads.values())} thread(s))")
+    log(f"running {len(tasks)} notebook(s) at --preset paper with {n_seeds} seed(s) each, {how}")
+    try:
+        summary = run_paper(tasks, paths, results_dir, n_seeds=n_seeds, jobs=jobs, kernel=kernel, reuse=not force,
+                            shortest_first=shortest_first, client=client, log=log)
+    finally:
+        if client is not None:
+            client.close()
+    log(f"paper-scale run: {summary['wall']:.1f} s wall time for {len(tasks)} notebook(s) "
+        f"({summary['busy']:.1f} s of notebook time, "
+        f"{'on the cluster' if client is not None else f'{jobs} at once'}); executed notebooks in "
+        f"{summary['runs']}")
+    if summary["failed"]:
+        raise BookError(f"{len(summary['failed'])} notebook(s) failed: {', '.join(summary['failed'])}")
+    return summary

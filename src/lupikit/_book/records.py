@@ -2,9 +2,17 @@
 
 A record holds a notebook's claims at its paper preset, combined over seeds by
 :mod:`lupikit._book.seeds`, the parameters it ran with and its provenance
-(version, commit, machine, time), and the fingerprints of the notebook and of
-the library code it depends on (:func:`lupikit.claims.fingerprints`): a
-record whose fingerprints no longer match is *stale* (:func:`is_stale`).
+(version, commit, machine, time, where each seed ran), and its fingerprint:
+the hash of the notebook's code and of each library definition it can run,
+the SHA-256 of the data files it read and the libraries' versions
+(:mod:`lupikit.claims._fingerprint`). A record is *stale* when one of those
+(not the versions) differs today (:func:`staleness`); :func:`check_records`
+says so for every record, naming what changed, for ``lupikit paper --check``,
+the Execution status page and the scorecard.
+
+The prose of a claim (statement, paper value, why, ...) is rendered from the
+notebook as it is now (:func:`with_current_prose`), not from the record: an
+edit of it re-runs nothing.
 
 This module imports no part of the library.
 """
@@ -13,15 +21,17 @@ import datetime as _dt
 import json
 from pathlib import Path
 
-from ..claims import code_paths, fingerprints, provenance, read_claims
+from ..claims import UNMEASURED, check_fingerprint, claim_prose, code_fingerprint, provenance, read_claims
+from ..datasets import FILES, get_data_home, sha256_of
 from .seeds import aggregate_claims, seed_runs
 
-__all__ = ["CLAIM_KEYS", "LEGACY_CLAIM_KEYS", "RESULT_KEYS", "code_paths", "fingerprints", "is_stale", "now", "paper_record",
-           "read_paper_result", "result_path", "write_paper_result"]
+__all__ = ["CLAIM_KEYS", "LEGACY_CLAIM_KEYS", "RESULT_KEYS", "check_records", "data_files", "data_roots",
+           "fingerprints", "is_stale", "now", "paper_record", "read_paper_result", "result_path", "staleness",
+           "with_current_prose", "write_paper_result"]
 
 #: keys of a paper-scale result file, in order
 RESULT_KEYS = ("notebook", "parameters", "seeds", "claims", "lupikit_version", "git_commit",
-               "executed_at", "seconds", "machine", "fingerprint")
+               "executed_at", "seconds", "machine", "ran_on", "fingerprint")
 #: keys of each claim in a paper-scale result (``reason``: why a claim is not
 #: computable or not runnable offline, else None; ``relation``, ``how``,
 #: ``why``, ``evidence``, ``deterministic`` and ``explained_in``: see
@@ -36,7 +46,7 @@ LEGACY_CLAIM_KEYS = ("id", "statement", "paper_value", "value", "verdict", "thre
 
 
 def paper_record(path, short_name, executed, parameters, seconds, executed_at, *,
-                 fingerprint=None, prov=None, seeds=None, earlier=None):
+                 fingerprint=None, prov=None, seeds=None, earlier=None, places=None):
     """The paper-scale result of a notebook run at one or several seeds (a dict with :data:`RESULT_KEYS`).
 
     ``executed`` is one executed notebook, or a list of them, one per seed of
@@ -49,19 +59,28 @@ def paper_record(path, short_name, executed, parameters, seconds, executed_at, *
 
     ``fingerprint`` and ``prov`` (:func:`fingerprints` and :func:`provenance`)
     should be taken when the run starts: code changed while a long run goes on
-    must make its record stale, not current. Taken now if not given.
+    must make its record stale, not current. Taken now if not given (then
+    the data files it read are not known).
 
     ``earlier`` is a current record of the same notebook at other seeds
     (:func:`lupikit._book.seeds.seed_runs` must be able to split it): its seeds
     come first, and the new runs extend it.
+
+    ``places`` says where each new seed ran (``"tcp://10.0.0.5:40123 (node7)"``
+    for a Dask worker, ``"local (<host>)"``), one entry per executed notebook;
+    default: unknown (None). The record's
+    ``ran_on`` lists them aligned with its ``seeds`` (an ``earlier`` record's
+    own entries first, None where it has none).
     """
     prov = provenance() if prov is None else prov
     fingerprint = fingerprints(path, short_name) if fingerprint is None else fingerprint
+    fingerprint = {"data": None, "versions": None, **fingerprint}
     executed = [executed] if isinstance(executed, (str, Path)) else list(executed)
     if seeds is None:
         seeds = [int(parameters.get("seed", 0))] if len(executed) == 1 else list(range(len(executed)))
     seconds = [seconds] if isinstance(seconds, (int, float)) else list(seconds)
     runs, seeds = [read_claims(e) for e in executed], list(seeds)
+    places = [None] * len(executed) if places is None else list(places)
     if earlier is not None:
         split = seed_runs(earlier)
         if split is None:
@@ -71,6 +90,7 @@ def paper_record(path, short_name, executed, parameters, seconds, executed_at, *
                              f"{sorted(set(split[0]) & set(seeds))}.")
         runs, seeds = split[1] + runs, split[0] + seeds
         seconds = [float(earlier["seconds"])] * len(split[0]) + seconds
+        places = list(earlier.get("ran_on") or [None] * len(split[0])) + places
         # the parameters of the record are those of its first seed
         parameters = dict(parameters, **({"seed": seeds[0]} if "seed" in parameters else {}))
     claims = aggregate_claims(runs, seeds)
@@ -84,6 +104,7 @@ def paper_record(path, short_name, executed, parameters, seconds, executed_at, *
         "executed_at": executed_at,
         "seconds": round(float(sum(seconds)) / len(seconds), 1),
         "machine": prov["machine"],
+        "ran_on": places,
         "fingerprint": fingerprint,
     }
 
@@ -100,16 +121,98 @@ def write_paper_result(results_dir, record):
 
 
 def read_paper_result(results_dir, short_name):
-    """The recorded paper-scale result of a notebook, or None."""
+    """The recorded paper-scale result of a notebook, or None (as written: see :func:`with_current_prose`)."""
     path = result_path(results_dir, short_name)
     if not path.is_file():
         return None
     return json.loads(path.read_text(encoding="utf-8"))
 
 
-def is_stale(record, path, short_name):
-    """Whether the notebook or its part's code changed since ``record`` was made."""
-    return record.get("fingerprint") != fingerprints(path, short_name)
+def fingerprints(path, short_name=None):
+    """What a run of the notebook at ``path`` would run now: its code's fingerprint (no data, no versions yet)."""
+    return code_fingerprint(path)
+
+
+def staleness(record, path):
+    """Whether ``record`` is stale for the notebook at ``path`` today, and what changed (a ``Staleness``)."""
+    return check_fingerprint(record.get("fingerprint"), path)
+
+
+def is_stale(record, path, short_name=None):
+    """Whether something that could change the record's numbers changed since it was made."""
+    return bool(staleness(record, path))
+
+
+def check_records(results_dir, nb_dir):
+    """Every record under ``results_dir``: ``[(short name, record, Staleness)]``, in order of name."""
+    out = []
+    for file in sorted(Path(results_dir).rglob("*.json")):
+        short = file.relative_to(results_dir).with_suffix("").as_posix()
+        record = json.loads(file.read_text(encoding="utf-8"))
+        out.append((short, record, staleness(record, Path(nb_dir) / f"{short}.ipynb")))
+    return out
+
+
+def with_current_prose(record, path):
+    """``record`` with each claim's literal prose as the notebook at ``path`` states it now.
+
+    A claim's statement, paper value, source, why, how and sections are
+    prose: the fingerprint leaves them out, and the book renders them from
+    the notebook, so that an edit of them shows without a run. (The why of a
+    claim that was not computable is its reason, which stays the run's.)
+    """
+    if not Path(path).is_file():
+        return record
+    prose = claim_prose(path)
+    claims = []
+    for claim in record.get("claims", []):
+        new = prose.get(claim.get("id"))
+        if new:
+            claim = dict(claim)
+            if claim.get("verdict") in UNMEASURED:
+                new = {k: v for k, v in new.items() if k != "why"}
+            if "explained_in" not in new and "section" in new and claim.get("explained_in") == claim.get("section"):
+                new["explained_in"] = new["section"]
+            claim.update(new)
+        claims.append(claim)
+    return dict(record, claims=claims)
+
+
+def data_roots():
+    """The folders below which a file a run opens is one of its data files: the data home, the vendored data."""
+    roots = [Path(__file__).resolve().parents[1] / "datasets" / "data"]
+    try:
+        roots.insert(0, get_data_home())
+    except (OSError, ValueError):  # no data home: only the vendored files can be read
+        pass
+    return roots
+
+
+def data_files(logged):
+    """``{name: SHA-256}`` of the data files a run logged (the paths of :data:`~lupikit._book.harness.DATA_LOG`).
+
+    A file of the data home is named as it is registered (``FILES``), one of
+    the package as ``lupikit/datasets/data/<file>``; other paths are left out.
+    """
+    package = Path(__file__).resolve().parents[1]
+    by_download = {entry.download_path: name for name, entry in FILES.items()}
+    out = {}
+    for path in map(Path, logged):
+        if not path.is_file():
+            continue
+        try:
+            name = "lupikit/" + path.relative_to(package).as_posix()
+        except ValueError:
+            name = None
+            for root in data_roots()[:-1]:
+                try:
+                    rel = path.relative_to(Path(root).resolve()).as_posix()
+                except ValueError:
+                    continue
+                name = rel if rel in FILES else by_download.get(rel)
+        if name is not None:
+            out[name] = sha256_of(path)
+    return dict(sorted(out.items()))
 
 
 def now():

@@ -33,6 +33,7 @@ Examples
 import json
 from pathlib import Path
 
+from ..claims import HELD, UNMEASURED
 from .markdown import fmt
 from .seeds import seeds_ran
 
@@ -80,10 +81,10 @@ def claim_field(record, claim_id, field="value"):
             return fmt(claim.get("value"))
         return fmt(lo) if fmt(lo) == fmt(hi) else f"{fmt(lo)} to {fmt(hi)}"
     if field == "held":
-        if claim.get("verdict") in ("not computable", "not runnable offline"):
+        if claim.get("verdict") in UNMEASURED:
             return "–"  # nothing was measured
         if not seeds:
-            return "1/1" if claim.get("verdict") in ("reproduced", "direction") else "0/1"
+            return "1/1" if claim.get("verdict") in HELD else "0/1"
         return f"{seeds.get('held')}/{seeds_ran(seeds)}"
     if field == "n":
         return str(seeds.get("n", 1))

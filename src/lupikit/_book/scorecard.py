@@ -17,7 +17,7 @@ import re
 import matplotlib
 from matplotlib.figure import Figure
 
-from ..claims import RELATIONS, VERDICTS
+from ..claims import RELATIONS, UNMEASURED, VERDICTS
 from .markdown import anchor, brief, fmt, inline, one_line
 from .parts import PART_LABELS, PARTS
 from .paths import GENERATED
@@ -42,7 +42,7 @@ SCORECARD_FIGURE = "scorecard_verdicts.svg"
 #: content width (about 770 px) the text is 10 * 770 / (72 * 7) = 15 px high.
 SCORECARD_FIGURE_WIDTH = 7.0
 SCORECARD_FIGURE_FONT = 10.0
-_SPECIAL = ("not computable", "not runnable offline")  # no value: the threshold holds the reason
+
 #: The fields that say how a claim relates to the paper and why its verdict is what it is.
 ANNOTATIONS = ("relation", "how", "why", "evidence", "deterministic", "explained_in")
 #: What each relation means, for the page.
@@ -129,7 +129,7 @@ def seeds_text(claim):
     value that does not depend on the seed; a value the same at every seed says so.
     """
     seeds = claim.get("seeds")
-    if claim.get("verdict") in _SPECIAL:
+    if claim.get("verdict") in UNMEASURED:  # (no value: the threshold holds the reason)
         return "–"
     if not seeds:
         return "1 seed"
@@ -156,7 +156,7 @@ def seeds_text(claim):
 
 def _value_text(claim):
     """The measured value and what it needed, in short."""
-    if claim["verdict"] in _SPECIAL:
+    if claim["verdict"] in UNMEASURED:  # (no value: the threshold holds the reason)
         return f"{claim['verdict']}: {brief(claim['threshold'], 50)}"
     text = "–" if claim.get("value") is None else fmt(claim["value"])
     if claim.get("seeds") and claim["seeds"].get("pooled") in ("mean", "ttest"):
@@ -274,7 +274,7 @@ def why_text(claim, why):
     failure would mean), the reason for a claim no run could check, else ``why``."""
     if claim["verdict"] == "reproduced":
         return ""
-    if claim["verdict"] in _SPECIAL:
+    if claim["verdict"] in UNMEASURED:  # (no value: the threshold holds the reason)
         return claim.get("reason") or why or ""
     return why or "no reason recorded"
 
@@ -387,8 +387,11 @@ def scorecard_markdown(data, preset, parts=PARTS, figure=None):
     """
     lines = [
         f"This build: preset `{preset}`. Paper-scale values: `results/paper/`, recorded by "
-        "`lupikit paper`; *stale* marks a value recorded before the notebook or its part's "
-        "code last changed.",
+        "`lupikit paper`; *stale* marks a value recorded before the notebook's code, a library "
+        "definition its run can execute or a data file it read last changed (the "
+        "{doc}`Execution status </book/execution>` page names what changed). A newer release of NumPy, "
+        "SciPy, scikit-learn, pandas, XGBoost, HiGHS or CVXOPT than the one a record ran on is "
+        "shown there and does not make the record stale.",
         "",
     ]
     counts = verdict_counts(data)  # (refuses an unknown verdict)
@@ -420,7 +423,7 @@ def claim_details(short, row, d, preset, target):
            + (f" ({one_line(main['source'])})" if main.get("source") else ""), ""]
 
     def measured(head, c):
-        if c["verdict"] in _SPECIAL:
+        if c["verdict"] in UNMEASURED:  # (no value: the threshold holds the reason)
             return f"{head} *{c['verdict']}*: {one_line(c['threshold'])}"
         return (f"{head} *{c['verdict']}*; measured {'–' if c.get('value') is None else fmt(c['value'])}"
                 + (f", needs {one_line(c['threshold'])}" if c.get("threshold") else ""))
@@ -448,7 +451,7 @@ def claim_details(short, row, d, preset, target):
         if seeds:
             text += f"; held at {seeds_text(paper)}" + (
                 f", median {fmt(seeds['median'])}" if seeds.get("median") is not None else "")
-        elif paper["verdict"] not in _SPECIAL:
+        elif paper["verdict"] not in UNMEASURED:  # (no value: the threshold holds the reason)
             text += "; one seed"
         if d.get("paper_executed_at"):
             text += f"; recorded {d['paper_executed_at'][:10]}" + (", stale" if d["stale"] else "")

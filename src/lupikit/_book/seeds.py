@@ -27,7 +27,7 @@ import math
 import numbers
 import statistics
 
-from ..claims import _OPS  # the comparisons a claim may state, as the claim was checked
+from ..claims import HELD, OPS, UNMEASURED  # the comparisons a claim may state, as the claim was checked
 
 __all__ = ["MAJORITY", "POOLED_LEVEL", "aggregate_claims", "majority_verdict", "seeds_ran", "seed_runs"]
 
@@ -49,7 +49,7 @@ def seeds_ran(seeds):
     if verdicts is None:
         n, held, fraction = seeds.get("n"), seeds.get("held"), seeds.get("fraction")
         return round(held / fraction) if fraction and held else n
-    return sum(1 for v in verdicts if v is not None and v not in ("not computable", "not runnable offline"))
+    return sum(1 for v in verdicts if v is not None and v not in UNMEASURED)
 
 
 def majority_verdict(verdicts, held, n, majority=MAJORITY):
@@ -61,12 +61,12 @@ def majority_verdict(verdicts, held, n, majority=MAJORITY):
     """
     if not 0.5 < majority <= 1.0:
         raise ValueError(f"majority must be in (0.5, 1], got {majority!r}.")
-    special = [v for v in verdicts if v in ("not runnable offline", "not computable")]
+    special = [v for v in verdicts if v in UNMEASURED]
     ran = n - len(special)
     if ran == 0:
         return max(set(special), key=special.count)
     if held >= math.ceil(majority * ran - 1e-9):
-        good = [v for v in verdicts if v in ("reproduced", "direction")]
+        good = [v for v in verdicts if v in HELD]
         # a claim whose check is the paper's own and holds is "reproduced" at every seed it holds
         return max(set(good), key=good.count) if good else "not reproduced"
     return "not reproduced"
@@ -115,7 +115,7 @@ def aggregate_claims(runs, seeds, majority=MAJORITY):
         per_seed = by_id[claim_id]
         present = [r for r in per_seed if r is not None]
         # the fields carried over (why, reason, ...) from the first seed that could run the check
-        first = next((r for r in present if r["verdict"] not in ("not computable", "not runnable offline")),
+        first = next((r for r in present if r["verdict"] not in UNMEASURED),
                      present[0])
         verdicts = [r["verdict"] for r in present]
         # the seeds where the paper's condition held (for a claim the book shows
@@ -129,7 +129,7 @@ def aggregate_claims(runs, seeds, majority=MAJORITY):
         else:
             value = first.get("value")
         verdict = majority_verdict(verdicts, held, len(present), majority)
-        ran = sum(1 for v in verdicts if v not in ("not runnable offline", "not computable"))
+        ran = sum(1 for v in verdicts if v not in UNMEASURED)
         pooled = _pooled(present, numeric)
         if pooled is not None:
             # a statistical claim: the mean over the seeds pools their splits into one estimate
@@ -176,22 +176,22 @@ def _pooled(present, numeric):
     the same pooling and compared its value with a threshold, and at least
     two measured a number.
     """
-    ran = [r for r in present if r["verdict"] not in ("not computable", "not runnable offline")]
+    ran = [r for r in present if r["verdict"] not in UNMEASURED]
     pools = {r.get("pool") for r in ran}
     if len(numeric) < 2 or len(pools) != 1 or pools == {None}:
         return None
     pool = pools.pop()
     op, bound = ran[0].get("op"), ran[0].get("bound")
-    if op not in _OPS or not _is_number(bound):
+    if op not in OPS or not _is_number(bound):
         return None
     mean = statistics.fmean(numeric)
     if pool == "mean":
-        return mean, bool(_OPS[op](mean, float(bound))), None
+        return mean, bool(OPS[op](mean, float(bound))), None
     if pool == "ttest" and op in ("<", "<=", ">", ">="):
         from scipy import stats
 
         if statistics.pstdev(numeric) == 0:  # no spread: the test degenerates to the comparison
-            return mean, bool(_OPS[op](mean, float(bound))), None
+            return mean, bool(OPS[op](mean, float(bound))), None
         side = "greater" if op in (">", ">=") else "less"
         p = float(stats.ttest_1samp(numeric, float(bound), alternative=side).pvalue)
         return mean, p < POOLED_LEVEL, p

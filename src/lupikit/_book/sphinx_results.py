@@ -28,7 +28,7 @@ from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective
 
 from .markdown import brief, inline, one_line
-from .records import is_stale
+from .records import is_stale, with_current_prose
 from .scorecard import why_text
 from .result_text import ResultError, claim_field, find_results, resolve, resolve_table
 
@@ -50,6 +50,12 @@ def _built_claims(results, short):
     if not built.is_file():
         return {}
     return {c["id"]: c for c in json.loads(built.read_text(encoding="utf-8")).get(short, {}).get("default", [])}
+
+
+def _read_record(results, short, path):
+    """A notebook's paper-scale record, its claims' prose as the notebook states it now."""
+    record = json.loads(path.read_text(encoding="utf-8"))
+    return with_current_prose(record, results.resolve().parent / "notebooks" / f"{short}.ipynb")
 
 
 def _stale(results, short, record):
@@ -86,7 +92,7 @@ def pending(results, short, claim_id):
         return False
     path = results / "paper" / f"{short}.json"
     if path.is_file():
-        record = json.loads(path.read_text(encoding="utf-8"))
+        record = _read_record(results, short, path)
         if any(c["id"] == claim_id for c in record["claims"]) or not _stale(results, short, record):
             return False
     return claim_id in _built_claims(results, short) or _in_source(results, short, claim_id)
@@ -192,7 +198,7 @@ class ClaimsTable(_TableDirective):
         path = None if results is None else results / "paper" / f"{short}.json"
         if path is None or not path.is_file():
             return self._warn(f"no paper-scale record of {short!r}")
-        record = json.loads(path.read_text(encoding="utf-8"))
+        record = _read_record(results, short, path)
         _annotate(record, results, short)
         ids = [i.strip() for i in (self.options.get("ids") or "").split(",") if i.strip()]
         known = {c["id"]: c for c in record["claims"]}

@@ -22,7 +22,8 @@ from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..claims import _fmt, read_claims, read_run_parameters
+from ..claims import format_value, read_claims, read_run_parameters
+from .cluster import apply_harness, harness_environment
 from .errors import BookError
 from .execute import execute, executed_parameters
 from .harness import read_failed_asserts
@@ -197,8 +198,14 @@ def plan_sweep(params, presets, settings, pairs, *, short, preset=None, plot=Non
     return SweepPlan(grid_values, grid, warning)
 
 
-def run_one(path, target, parameters, kernel):
-    """One run of a sweep (also a Dask task: it must be importable on the workers)."""
+def run_one(path, target, parameters, kernel, env=None):
+    """One run of a sweep (also a Dask task: it must be importable on the workers).
+
+    ``env`` is the kernels' harness (:func:`lupikit._book.cluster.harness_environment`),
+    set on a worker before the run: the notebook's own asserts are soft there too.
+    """
+    if env is not None:
+        apply_harness(env)
     os.environ["LUPIKIT_CLAIMS"] = "record"
     os.environ["LUPIKIT_SOFT_ASSERTS"] = "1"
     seconds, error = execute(path, target, parameters, kernel=kernel)
@@ -239,7 +246,8 @@ def run_sweep(path, grid, targets, *, jobs=1, kernel="python3", client=None, mat
     if client is not None:
         from distributed import as_completed as dask_completed
 
-        futures = {client.submit(run_one, str(path), str(t), g, kernel, pure=False): i
+        env = harness_environment()  # (the workers' kernels get this process's harness)
+        futures = {client.submit(run_one, str(path), str(t), g, kernel, env, pure=False): i
                    for i, (t, g) in enumerate(zip(targets, grid))}
         for future in dask_completed(list(futures)):
             finished(futures[future], future)
@@ -361,7 +369,7 @@ def plot_sweep(runs, rows, claim_id, param, others, target):
     if bounds and len({(op, b) for _, op, b in bounds}) == 1:
         op, b = bounds[0][1], bounds[0][2]
         ax.axhline(b, color="k", ls="--", lw=1, zorder=2)
-        handles.append(Line2D([], [], color="k", ls="--", label=f"threshold: needs {op} {_fmt(b)}"))
+        handles.append(Line2D([], [], color="k", ls="--", label=f"threshold: needs {op} {format_value(b)}"))
     elif bounds:
         bounds.sort()
         ax.plot([t[0] for t in bounds], [t[2] for t in bounds], "_", color="k", markersize=14, mew=2, zorder=2)

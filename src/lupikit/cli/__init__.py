@@ -22,15 +22,17 @@
     value, whether it held and its verdict), a summary CSV of how often each
     claim held, and with ``--plot`` a figure of one claim against one swept
     parameter with its threshold.
-``lupikit paper [NOTEBOOK ...] [--seeds N] [--jobs N] [--force] [--scheduler ADDRESS]``
+``lupikit paper [NOTEBOOK ...] [--seeds N] [--jobs N] [--force] [--check] [--scheduler ADDRESS]``
     run the notebooks at ``--preset paper`` (several at once), each at ``N``
     seeds (its ``seed`` parameter and the ``N - 1`` after it), and write
     ``results/paper/<part>/<name>.json`` (parameters, claims, provenance): a
     claim keeps its verdict only where it holds at four of five seeds
     (``lupikit._book.seeds.MAJORITY``), and the record gives the fraction and
-    the spread of its value. A notebook whose source and part's code are
-    unchanged since its result was recorded, with at least as many seeds, is
-    not run again unless ``--force``.
+    the spread of its value. A notebook whose record is current (its code,
+    the library definitions its run can execute and the data files it read
+    unchanged), with at least as many seeds, is not run again unless
+    ``--force``; ``--check`` runs nothing and lists every record as current or
+    stale, naming what changed.
 
 Presets and ``-p``: a notebook applies its preset *after* its parameters (its
 ``if preset == "paper": ...`` cell assigns them), so a value passed with ``-p``

@@ -4,7 +4,6 @@ import argparse
 import datetime
 import importlib.util
 import os
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -12,6 +11,7 @@ from pathlib import Path
 from .. import classroom
 from .._book.errors import BookError
 from .._book.paths import checkout_paths, find_notebooks_dir
+from .._book.student import student_book
 
 __all__ = ["add_classroom_parser"]
 
@@ -85,9 +85,9 @@ def cmd_build(args):
           f"{len(editions['written'])}; notebooks written in {editions['seconds']:.1f} s")
     if not args.no_book and paths.toc.is_file():
         print("building the student edition of the book (HTML and PDF) ...", flush=True)
-        done = subprocess.run([sys.executable, "-m", "lupikit._book", "student", "--edition", str(editions["student"]),
-                               "--instructor", str(editions["instructor"])], env=dict(os.environ), cwd=paths.root)
-        if done.returncode != 0:
+        # (the editions' folders as given from where the command runs, a course folder maybe)
+        done = student_book(paths, Path(editions["student"]).resolve(), Path(editions["instructor"]).resolve())
+        if done != 0:
             raise BookError("the student edition of the book did not build (see above).")
     print(f"student edition:    {editions['student']}")
     print(f"instructor edition: {editions['instructor']}")

@@ -3,45 +3,50 @@
 from functools import partial
 from pathlib import Path
 
-from .._book.errors import BookError
-from .._book.execute import connect_scheduler
-from .._book.harness import prepare_kernels
-from .._book.paper import plan_paper, run_paper
+from .._book.paper import record_paper
 from .._book.paths import checkout_paths, find_notebooks_dir
+from .._book.records import check_records
 from ._args import add_execution_options
 
-__all__ = ["add_paper_parser", "cmd_paper"]
+__all__ = ["add_paper_parser", "cmd_paper", "print_check"]
 
 _log = partial(print, flush=True)
+
+
+def print_check(results_dir, nb_dir, notebooks=(), out=print):
+    """``lupikit paper --check``: every record current or stale, naming what changed; returns 0."""
+    rows = [row for row in check_records(results_dir, nb_dir) if not notebooks or row[0] in notebooks]
+    for short, record, state in rows:
+        seeds = len(record.get("seeds") or [0])
+        out(f"{short}: {'STALE' if state else 'current'} (recorded {record.get('executed_at', '?')[:10]}, "
+            f"{seeds} seed{'s' if seeds != 1 else ''})")
+        for line in state.changed:
+            out(f"    changed: {line}")
+        for line in state.notes:
+            out(f"    note: {line}")
+    n_stale = sum(1 for *_, state in rows if state)
+    out(f"{len(rows) - n_stale} of {len(rows)} records current, {n_stale} stale "
+        "(a changed library version is noted, not stale)")
+    return 0
 
 
 def cmd_paper(args):
     nb_dir = find_notebooks_dir(args.notebooks_dir)
     paths = checkout_paths(nb_dir)
     results_dir = Path(args.results) if args.results else paths.results
-    tasks = plan_paper(nb_dir, args.notebooks, args.seeds, results_dir, force=args.force, log=_log)
-    if not tasks:
-        print("every paper-scale result is up to date (use --force to run them again)")
-        return 0
-    client = connect_scheduler(args.scheduler)
-    prepare_kernels(paths.ipython, scheduler=args.scheduler,
-                    blas_threads=1 if args.jobs > 1 else None, claims="record")
-    print(f"running {len(tasks)} notebook(s) at --preset paper with {args.seeds} seed(s) each, "
-          f"{args.jobs} at once" + (f", joblib loops on {args.scheduler}" if client else ""), flush=True)
-    summary = run_paper(tasks, paths, results_dir, n_seeds=args.seeds, jobs=args.jobs, kernel=args.kernel,
-                        reuse=not args.force, shortest_first=args.shortest_first, log=_log)
-    print(f"paper-scale run: {summary['wall']:.1f} s wall time for {len(tasks)} notebook(s) "
-          f"({summary['busy']:.1f} s of notebook time, {args.jobs} at once); executed notebooks in "
-          f"{summary['runs']}")
-    if summary["failed"]:
-        raise BookError(f"{len(summary['failed'])} notebook(s) failed: {', '.join(summary['failed'])}")
+    if args.check:
+        return print_check(results_dir, nb_dir, args.notebooks)
+    record_paper(paths, args.notebooks, n_seeds=args.seeds, jobs=args.jobs, results_dir=results_dir,
+                 force=args.force, shortest_first=args.shortest_first, scheduler=args.scheduler,
+                 kernel=args.kernel, log=_log)
     return 0
 
 
 def add_paper_parser(sub):
     p_paper = sub.add_parser("paper", help="run the notebooks at --preset paper, record results/paper/")
     p_paper.add_argument("notebooks", nargs="*", help="short names (default: every notebook)")
-    p_paper.add_argument("--jobs", type=int, default=2, help="notebooks at once (default 2)")
+    p_paper.add_argument("--jobs", type=int, default=2,
+                         help="notebooks at once (default 2; with --scheduler, the workers' threads decide)")
     p_paper.add_argument("--force", action="store_true", help="run up-to-date notebooks again, and every seed (a run that stopped "
                               "part-way otherwise keeps the seeds it finished on unchanged code)")
     p_paper.add_argument("--seeds", type=int, default=1,
@@ -54,6 +59,12 @@ def add_paper_parser(sub):
                               "that will be stopped and resumed (default: the longest first, so that the "
                               "slots finish together)")
     p_paper.add_argument("--results", help="results folder (default: results/paper next to notebooks/)")
-    add_execution_options(p_paper, "Dask scheduler address for the notebooks' joblib loops")
+    p_paper.add_argument("--check", action="store_true",
+                         help="run nothing: list every record as current or stale and, for a stale one, the "
+                              "library definitions, notebook code or data files that changed (exits 0)")
+    add_execution_options(p_paper, "Dask scheduler address, e.g. tcp://HOST:8786: each notebook × seed runs "
+                                   "as a task on the cluster's workers (its joblib loops stay on its worker); "
+                                   "the workers need this checkout at the same path, its .venv, and the data "
+                                   "home in LUPIKIT_DATA")
     p_paper.set_defaults(func=cmd_paper)
     return p_paper

@@ -70,8 +70,12 @@ def cmd_sweep(args):
               + (f"; {len(failed_asserts)} assertion(s) of the notebook failed" if failed_asserts else ""),
               flush=True)
 
-    runs = run_sweep(path, grid, targets, jobs=args.jobs, kernel=args.kernel, client=client, mathjax=mathjax,
-                     out=out, on_done=done)
+    try:
+        runs = run_sweep(path, grid, targets, jobs=args.jobs, kernel=args.kernel, client=client, mathjax=mathjax,
+                         out=out, on_done=done)
+    finally:
+        if client is not None:
+            client.close()
     tables = write_sweep_tables(runs, out)
     n_errors = sum(1 for _, _, _, e in runs if e)
     print(f"{len(tables['rows'])} runs in {time.perf_counter() - t0:.1f} s"

@@ -21,7 +21,7 @@ data of Part IV (:func:`make_additive_dependence`,
 :func:`make_student_grades`, :func:`make_oblivious_regression`).
 """
 
-from ._home import DATA_ENV, FILES, DataFile, fetch_file, file_status, get_cache_home, get_data_home
+from ._home import DATA_ENV, FILES, DataFile, fetch_file, file_status, get_cache_home, get_data_home, sha256_of
 from ._info import DatasetInfo
 from ._catalog import MISSING, catalog, data_table
 from ._fairness import load_adult, load_adult_donini, load_adult_fairness, load_compas, load_german
@@ -67,6 +67,7 @@ __all__ = [
     "catalog",
     "data_table",
     "fetch_file",
+    "sha256_of",
     "file_status",
     "get_cache_home",
     "get_data_home",

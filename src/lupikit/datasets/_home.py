@@ -390,11 +390,26 @@ def fetch_file(path, *, data_home=None, download_if_missing=True):
 
 
 def file_status(path, *, data_home=None):
-    """``"ok"``, or why the registered file ``path`` cannot be read (without downloading)."""
+    """``"ok"``, or why the registered file ``path`` cannot be read (without downloading).
+
+    The reason names the file by its registered path and says what to set;
+    it names no folder of the machine (it is printed in the book's pages).
+
+    Examples
+    --------
+    >>> from lupikit.datasets import file_status
+    >>> file_status("uci/compound.arff", data_home="/")
+    'uci/compound.arff is not in the data home (set data_home or LUPIKIT_DATA to the folder that holds it)'
+    """
+    entry = _registered(path)
     try:
         fetch_file(path, data_home=data_home, download_if_missing=False)
-    except (FileNotFoundError, ValueError) as exc:
-        return str(exc)
+    except FileNotFoundError:
+        return (f"{entry.path} is not in the data home (set data_home or {DATA_ENV} to the folder "
+                "that holds it)")
+    except ValueError:
+        return (f"{entry.path} in the data home is not the registered file (its SHA-256 differs): "
+                f"replace it with the original from {entry.source}")
     return "ok"
 
 

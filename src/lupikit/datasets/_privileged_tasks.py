@@ -183,8 +183,8 @@ def task_status(name, *, data_home=None):
     -------
     str
         ``"ok"``, or the message of :func:`~lupikit.datasets.file_status`
-        for the first file that cannot be read (it names the file, the folder
-        searched and the public source).
+        for the first file that cannot be read (it names the file and what to
+        set; the loader's error names the folder searched and the public source).
 
     Examples
     --------

@@ -1,4 +1,4 @@
-"""Quantitative claims of the papers, checked and recorded where they are computed.
+"""The recorder of the papers' claims: :class:`Claims` checks a claim and records it (private).
 
 A notebook of the book checks each claim of its paper with :meth:`Claims.check`:
 a measured value, a comparison that can fail, the paper's value or direction
@@ -61,25 +61,19 @@ Examples
 >>> claims.check("demo.small", "The error is small", 0.2, "<", 0.1, paper="< 0.1")
 Traceback (most recent call last):
 ...
-lupikit.claims.ClaimFailed: claim demo.small (The error is small) does not hold: measured 0.2, needs < 0.1 (paper: < 0.1)
+lupikit.claims._recorder.ClaimFailed: claim demo.small (The error is small) does not hold: measured 0.2, needs < 0.1 (paper: < 0.1)
 """
 
 import datetime as _dt
-import functools
-import hashlib
-import io
 import json
 import math
 import numbers
 import operator
 import os
-import platform
-import subprocess
-import tokenize
-from importlib import metadata
-from pathlib import Path
 
 import pandas as pd
+
+from ._provenance import find_paper_result, provenance
 
 try:  # the book's glue; every lupikit install that runs the notebooks has it
     from myst_nb import glue as _glue
@@ -91,25 +85,19 @@ try:
 except ImportError:  # pragma: no cover
     Markdown = _display = None
 
-__all__ = [
-    "VERDICTS",
-    "RELATIONS",
-    "ClaimFailed",
-    "Claims",
-    "read_claims",
-    "read_run_parameters",
-    "fingerprint",
-    "fingerprints",
-    "code_paths",
-    "find_paper_result",
-    "provenance",
-]
+__all__ = ["VERDICTS", "RELATIONS", "HELD", "UNMEASURED", "OPS", "GLUE_PREFIX", "RUN_PARAMETERS",
+           "ClaimFailed", "Claims", "format_value"]
 
 #: Every verdict a claim record can carry.
 VERDICTS = ("reproduced", "direction", "not reproduced", "not computable", "not runnable offline")
 #: How a claim relates to the paper (see the module's docstring).
 RELATIONS = ("paper", "reformulated", "cited", "book")
-_OPS = {"<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge,
+#: The verdicts of a check that held: the paper's size, or only its sign or order.
+HELD = ("reproduced", "direction")
+#: The verdicts of a claim that this run could not check (nothing was compared).
+UNMEASURED = ("not computable", "not runnable offline")
+#: The comparisons a claim may state, ``value op threshold``.
+OPS = {"<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge,
         "==": operator.eq, "!=": operator.ne}
 GLUE_PREFIX = "claim:"
 #: The glue name under which a run's parameters (after its preset) are stored.
@@ -140,7 +128,8 @@ def _not_finite(value):
     return None
 
 
-def _fmt(value):
+def format_value(value):
+    """A measured value as the records show it: four significant digits, or its text."""
     if isinstance(value, float):
         if math.isnan(value) or math.isinf(value):
             return str(value)
@@ -173,7 +162,7 @@ class _Record(dict):
             return (f"? **Claim `{self['id']}`**: {self['statement']}. Paper: "
                     f"{self['paper_value']}. *Not computable* in this run: {self['threshold']}.")
         mark = {"reproduced": "✔", "direction": "✔ (direction)", "not reproduced": "✘"}[self["verdict"]]
-        ours = "" if self["value"] is None else f"; here **{_fmt(self['value'])}**"
+        ours = "" if self["value"] is None else f"; here **{format_value(self['value'])}**"
         need = f" (needs {self['threshold']})" if self["threshold"] else ""
         why = f" {self['why']}" if self.get("why") and self["verdict"] != "reproduced" else ""
         return (f"{mark} **Claim `{self['id']}`**: {self['statement']}. Paper: "
@@ -275,7 +264,7 @@ class Claims:
             line = record._repr_markdown_()
             paper = self._paper.get(record["id"])
             if paper is not None and paper.get("value") is not None:
-                line += f" At the paper preset: **{_fmt(paper['value'])}**, *{paper['verdict']}* ({self._paper_note})."
+                line += f" At the paper preset: **{format_value(paper['value'])}**, *{paper['verdict']}* ({self._paper_note})."
             _display(Markdown(line))
         return record
 
@@ -356,7 +345,7 @@ class Claims:
             (The record is appended to :attr:`records`; returning nothing keeps
             a notebook cell that ends with a check from showing it twice.)
         """
-        if verdict not in ("reproduced", "direction"):
+        if verdict not in HELD:
             raise ValueError(f"verdict must be 'reproduced' or 'direction', got {verdict!r}.")
         notes = _annotations(claim_id, relation=relation, how=how, why=why, evidence=evidence,
                              deterministic=deterministic, explained_in=explained_in, section=section)
@@ -375,12 +364,12 @@ class Claims:
         value = _number(value)
         bound = None
         if op is not None:
-            if op not in _OPS:
-                raise ValueError(f"op must be one of {sorted(_OPS)}, got {op!r}.")
+            if op not in OPS:
+                raise ValueError(f"op must be one of {sorted(OPS)}, got {op!r}.")
             if holds is not None:
                 raise ValueError("pass either op and threshold or holds, not both.")
             bound = _number(threshold)
-            needs = f"{op} {_fmt(bound)}"
+            needs = f"{op} {format_value(bound)}"
         elif holds is None and reason is None:
             raise ValueError("check needs op and threshold, or holds.")
         else:
@@ -394,7 +383,7 @@ class Claims:
                                         source=source, section=section, needs=needs, op=op,
                                         bound=bound if _not_finite(bound) is None else None,
                                         value=value, expect=expect, notes=notes)
-        ok = bool(_OPS[op](value, bound)) if op is not None else bool(holds)
+        ok = bool(OPS[op](value, bound)) if op is not None else bool(holds)
         record = _Record(
             id=claim_id, notebook=self.notebook, statement=statement, paper_value=paper,
             source=source, value=value, threshold=needs, holds=ok,
@@ -408,12 +397,12 @@ class Claims:
         if self.mode == "raise" and ok != bool(expect):
             if expect:
                 raise ClaimFailed(
-                    f"claim {claim_id} ({statement}) does not hold: measured {_fmt(value)}, "
+                    f"claim {claim_id} ({statement}) does not hold: measured {format_value(value)}, "
                     f"needs {needs} (paper: {paper})"
                 )
             raise ClaimFailed(
                 f"claim {claim_id} ({statement}) was expected not to hold here but does: "
-                f"measured {_fmt(value)}, {needs} (paper: {paper}); update the book's text"
+                f"measured {format_value(value)}, {needs} (paper: {paper}); update the book's text"
             )
 
     def not_computable(self, claim_id, statement, *, paper, reason, source="", section="", needs="",
@@ -464,221 +453,3 @@ class Claims:
         cols = ["id", "statement", "paper_value", "value", "threshold", "verdict", "reason"]
         return pd.DataFrame([{k: r.get(k) for k in cols} for r in self.records], columns=cols)
 
-
-def read_claims(notebook):
-    """Claim records glued into an executed notebook.
-
-    Parameters
-    ----------
-    notebook : str, Path or notebook node
-        An executed notebook (a path, or a node as ``nbformat.read`` returns).
-
-    Returns
-    -------
-    records : list of dict
-        In the order the notebook recorded them.
-    """
-    return [value for name, value in _glued(notebook) if name.startswith(GLUE_PREFIX)]
-
-
-def read_run_parameters(notebook):
-    """The parameters an executed notebook ran with, after its preset was applied.
-
-    :class:`Claims` stores the values it is given (the notebook passes them
-    after applying its preset), so a paper-scale record names the sizes that
-    really ran, not the defaults of the parameters cell.
-
-    Parameters
-    ----------
-    notebook : str, Path or notebook node
-        An executed notebook.
-
-    Returns
-    -------
-    parameters : dict
-        Empty if the notebook recorded none.
-    """
-    for name, value in _glued(notebook):
-        if name == RUN_PARAMETERS:
-            return value
-    return {}
-
-
-def _glued(notebook):
-    """``(name, value)`` of every JSON value glued into an executed notebook, in order."""
-    if isinstance(notebook, (str, Path)):
-        notebook = json.loads(Path(notebook).read_text(encoding="utf-8"))
-    for cell in notebook.get("cells", []):
-        for output in cell.get("outputs", []) if cell.get("cell_type") == "code" else []:
-            meta = (output.get("metadata") or {}).get("scrapbook") or {}
-            name = str(meta.get("name", ""))
-            if not (name.startswith(GLUE_PREFIX) or name == RUN_PARAMETERS):
-                continue
-            prefix = meta.get("mime_prefix", "")
-            text = (output.get("data") or {}).get(prefix + "text/plain")
-            if text is not None:
-                yield name, json.loads("".join(text) if isinstance(text, list) else text)
-
-
-def fingerprint(paths):
-    r"""SHA-256 over what a result depends on: notebooks' code cells, or code files.
-
-    Only what can change a computed value counts: a Python file or a
-    notebook's code cells contribute their tokens without comments, blank
-    lines, line breaks inside brackets and docstrings, and a notebook which
-    cell holds the papermill parameters (not its Markdown, outputs or other
-    cell tags). Editing prose, a docstring or a comment, wrapping a line or
-    splitting a code cell at a statement therefore leaves a recorded result
-    current.
-
-    Parameters
-    ----------
-    paths : iterable of str or Path
-        Files or folders (folders contribute their ``*.py`` files, sorted).
-
-    Returns
-    -------
-    digest : str
-
-    Examples
-    --------
-    >>> import tempfile
-    >>> from pathlib import Path
-    >>> folder = Path(tempfile.mkdtemp())
-    >>> f = folder / "m.py"
-    >>> _ = f.write_text("def g():\n    'Say.'\n    return 1  # one\n")
-    >>> before = fingerprint([f])
-    >>> _ = f.write_text("def g():\n    'Say it better.'\n\n    return 1\n")
-    >>> fingerprint([f]) == before
-    True
-    >>> _ = f.write_text("def g():\n    return 2\n")
-    >>> fingerprint([f]) == before
-    False
-    """
-    h = hashlib.sha256()
-    files = []
-    for p in map(Path, paths):
-        files.extend(sorted(p.rglob("*.py")) if p.is_dir() else [p])
-    for f in files:
-        h.update(f.name.encode() + b"\0")
-        if f.suffix == ".ipynb":
-            nb = json.loads(f.read_text(encoding="utf-8"))
-            for cell in nb.get("cells", []):
-                if cell.get("cell_type") != "code":
-                    continue
-                src = cell.get("source", "")
-                tags = (cell.get("metadata") or {}).get("tags") or []
-                if "parameters" in tags:  # papermill injects its values after this cell
-                    h.update(b"\0parameters\0")
-                # (a cell split in two at a statement, or a line wrapped, computes the same)
-                h.update(_code_tokens("".join(src) if isinstance(src, list) else src).encode() + b"\n")
-        else:
-            stat = f.stat()
-            h.update(_file_digest(str(f.resolve()), stat.st_mtime_ns, stat.st_size))
-    return h.hexdigest()
-
-
-@functools.lru_cache(maxsize=4096)
-def _file_digest(path, mtime_ns, size):
-    """SHA-256 of a Python file's :func:`_code_tokens` (cached while the file is unchanged)."""
-    return hashlib.sha256(_code_tokens(Path(path).read_text(encoding="utf-8")).encode()).digest()
-
-
-def _code_tokens(source):
-    """The tokens of Python ``source`` that can change what it computes (a string).
-
-    Comments, blank lines, line breaks inside brackets and statements that
-    are only a string literal (docstrings) are left out; source that does not
-    tokenize (an IPython magic) contributes its text unchanged.
-    """
-    try:
-        tokens = list(tokenize.generate_tokens(io.StringIO(source).readline))
-    except (SyntaxError, tokenize.TokenError, ValueError):
-        return source
-    skip = {tokenize.COMMENT, tokenize.NL, tokenize.ENCODING, tokenize.ENDMARKER}
-    tokens = [t for t in tokens if t.type not in skip]
-    structure = {tokenize.NEWLINE, tokenize.INDENT, tokenize.DEDENT}
-    kept, i = [], 0
-    while i < len(tokens):
-        j = i
-        if tokens[i].type == tokenize.STRING and (not kept or kept[-1] in ("NEWLINE", "INDENT", "DEDENT")):
-            while j < len(tokens) and tokens[j].type == tokenize.STRING:
-                j += 1
-            if j == len(tokens) or tokens[j].type == tokenize.NEWLINE:  # a statement of string literals only
-                i = j + 1
-                continue
-        tok = tokens[i]
-        # (the layout of a line, e.g. its indentation width, does not change what it computes)
-        kept.append(tokenize.tok_name[tok.type] if tok.type in structure else f"{tok.type}:{tok.string}")
-        i += 1
-    return "\n".join(kept)
-
-
-def _version():
-    try:
-        return metadata.version("lupikit")
-    except metadata.PackageNotFoundError:  # pragma: no cover - run from a source tree
-        return "unknown"
-
-
-_PACKAGE = Path(__file__).resolve().parent
-_COMMON = ("datasets", "metrics.py", "kernels.py", "_validation.py", "claims.py")
-
-
-def code_paths(notebook):
-    """The library code a notebook's results depend on: its part and the common modules.
-
-    ``notebook`` is the short name ``"<part>/<name>"``; the part is the
-    subpackage of that name, if there is one.
-    """
-    part = notebook.split("/", 1)[0]
-    paths = [_PACKAGE / m for m in _COMMON]
-    if (_PACKAGE / part).is_dir():
-        paths.insert(0, _PACKAGE / part)
-    return paths
-
-
-def fingerprints(path, notebook):
-    """Hashes of a notebook's source and of the code it depends on (a dict)."""
-    return {"notebook": fingerprint([path]), "code": fingerprint(code_paths(notebook))}
-
-
-def find_paper_result(notebook, start=None):
-    """The recorded paper-scale result of ``notebook`` and whether it is stale, or None.
-
-    Looks for ``results/paper/<part>/<name>.json`` in the folder ``start``
-    (default: the working directory, where a notebook runs) and its parents, or
-    in ``$LUPIKIT_RESULTS``; the notebook's source is taken next to the working
-    directory (``<name>.ipynb``).
-
-    Returns
-    -------
-    (record, stale) or None
-    """
-    start = Path.cwd() if start is None else Path(start)
-    roots = [Path(os.environ["LUPIKIT_RESULTS"])] if os.environ.get("LUPIKIT_RESULTS") else [
-        d / "results" / "paper" for d in (start, *start.parents)]
-    for root in roots:
-        path = root / f"{notebook}.json"
-        if path.is_file():
-            record = json.loads(path.read_text(encoding="utf-8"))
-            source = start / f"{notebook.rsplit('/', 1)[-1]}.ipynb"
-            stale = not source.is_file() or record.get("fingerprint") != fingerprints(source, notebook)
-            return record, stale
-    return None
-
-
-def provenance():
-    """Version, git commit and machine of this run (a dict)."""
-    commit = os.environ.get("LUPIKIT_GIT_COMMIT")
-    if not commit:
-        try:
-            commit = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True,
-                                    cwd=Path(__file__).resolve().parent, timeout=10).stdout.strip()
-        except (OSError, subprocess.SubprocessError):
-            commit = ""
-    return {
-        "lupikit_version": _version(),
-        "git_commit": commit or "unknown",
-        "machine": f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}",
-    }

@@ -1,0 +1,725 @@
+"""What a paper-scale record ran, and whether it is stale (private).
+
+A record of ``lupikit paper`` is *stale* exactly when something that could
+change its numbers has changed since it was recorded. Its fingerprint
+(:func:`fingerprints`, stored under the record's ``fingerprint``) holds:
+
+- ``notebook``: a hash of the notebook's code cells as Python syntax
+  (comments, layout, docstrings and the split into cells do not count), with
+  the literal prose of each claim left out: the ``statement``, ``paper``,
+  ``source``, ``why``, ``how``, ``section`` and ``explained_in`` strings of a
+  ``claims.check``, ``claims.not_computable`` or ``claims.not_runnable`` whose
+  claim id is a literal. The book renders that prose from the notebook as it
+  is now (:func:`claim_prose`), so editing it re-runs nothing;
+- ``definitions``: a hash per library definition (function, method, class
+  body, module-level value) that the run can execute. This *reach* is found
+  statically: from the lupikit names the notebook imports, through every
+  name a reached definition uses, to the definitions it resolves to (a class
+  reaches all its methods; a method its class). A definition's hash is its
+  syntax tree without docstrings, comments or layout, in which every
+  reference to another library definition is replaced by that definition's
+  own hash, and a literal constant by its value: renaming or moving a
+  definition, or naming a constant, changes no hash. The modules that only
+  read, render or run the book (:data:`OUTSIDE`) are not followed: they
+  compute no number of a run. ``tests/test_fingerprint.py`` forbids the
+  dynamic look-ups (``globals()``, ``importlib``, ``getattr`` on a module)
+  that would let a run reach a definition this analysis cannot see;
+- ``data``: the SHA-256 of every data file the run read (the loaders log
+  them, :mod:`lupikit.datasets`); a data-home file's hash is the registered
+  one the loader checked before reading it;
+- ``versions``: Python and the numerical libraries. A version that differs
+  from today's is *shown* (the Execution status page, the scorecard) but
+  does not make a record stale: the package registry moves on by itself,
+  and a record that went stale at every patch release of NumPy could never
+  be current in a fresh install.
+
+:func:`check_fingerprint` compares a record's fingerprint with today's and
+names what changed: a definition whose hash differs, one that the run now
+reaches and did not (unless it is a definition it reached before, moved or
+renamed with the same hash), the notebook's code, or a data file.
+"""
+
+import ast
+import copy
+import functools
+import hashlib
+import io
+import json
+import sys
+import tokenize
+from dataclasses import dataclass, field
+from importlib import metadata
+from pathlib import Path
+
+from ..datasets import FILES, sha256_of
+
+__all__ = ["OUTSIDE", "PROSE", "SCHEME", "VERSIONED", "Staleness", "check_fingerprint", "claim_prose",
+           "code_fingerprint", "definition_hashes", "fingerprint", "fingerprints", "library_versions",
+           "notebook_hash", "reach"]
+
+#: The version of the fingerprint's layout (a record without it has the folder hashes of before).
+SCHEME = 2
+_PACKAGE_ROOT = Path(__file__).resolve().parents[1]
+#: Modules whose definitions compute no number of a run: the book's machinery, the
+#: command line, the classroom, and the claims' reading back, fingerprints and provenance.
+OUTSIDE = ("lupikit._book", "lupikit.cli", "lupikit.classroom", "lupikit.claims._reading",
+           "lupikit.claims._fingerprint", "lupikit.claims._provenance")
+#: The keyword arguments of a claim that are prose (rendered, not re-run), and the record's field of each.
+PROSE = {"statement": "statement", "paper": "paper_value", "source": "source", "why": "why", "how": "how",
+         "section": "section", "explained_in": "explained_in"}
+_CLAIM_METHODS = ("check", "not_computable", "not_runnable")
+#: The distributions whose versions a record stores.
+VERSIONED = ("numpy", "scipy", "scikit-learn", "pandas", "xgboost", "xgboost-cpu", "highspy", "cvxopt")
+_MODULE = "<module>"
+
+
+def _is_outside(module):
+    return any(module == o or module.startswith(o + ".") for o in OUTSIDE)
+
+
+def _sha(text):
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def _strip_docstrings(node):
+    """Remove the docstring of ``node`` and of every function and class inside it (in place)."""
+    for sub in ast.walk(node):
+        if isinstance(sub, (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            body = sub.body
+            if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) \
+                    and isinstance(body[0].value.value, str):
+                sub.body = body[1:] or [ast.Pass()]
+    return node
+
+
+def _literal(node):
+    """Whether ``node`` is a literal constant (numbers, strings, tuples of them ...)."""
+    try:
+        ast.literal_eval(node)
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        return False
+    return True
+
+
+@dataclass
+class _Definition:
+    key: str
+    module: str
+    node: object            # the statement (function, class, assignment) or a list of statements
+    kind: str               # "function", "class", "method", "value", "constant" or "module"
+
+
+@dataclass
+class _Module:
+    name: str
+    is_package: bool
+    binds: dict = field(default_factory=dict)      # top-level name -> qualname of its definition
+    imports: dict = field(default_factory=dict)    # name -> ("module", abs) or ("from", abs, attr)
+    definitions: dict = field(default_factory=dict)
+    methods: dict = field(default_factory=dict)    # class qualname -> [method qualnames]
+
+
+def _absolute(module, is_package, node):
+    """The absolute module of an ``ImportFrom`` in ``module``."""
+    if not node.level:
+        return node.module or ""
+    parts = module.split(".")
+    base = parts if is_package else parts[:-1]
+    base = base[:len(base) - (node.level - 1)]
+    return ".".join(base + ([node.module] if node.module else []))
+
+
+def _collect_imports(mod, statements):
+    for stmt in statements:
+        if isinstance(stmt, ast.Import):
+            for alias in stmt.names:
+                if alias.asname:
+                    mod.imports[alias.asname] = ("module", alias.name)
+                else:
+                    top = alias.name.split(".")[0]
+                    mod.imports[top] = ("module", top)
+        elif isinstance(stmt, ast.ImportFrom):
+            base = _absolute(mod.name, mod.is_package, stmt)
+            for alias in stmt.names:
+                if alias.name != "*":
+                    mod.imports[alias.asname or alias.name] = ("from", base, alias.name)
+        elif isinstance(stmt, (ast.Try, ast.If)):  # guarded imports: every branch binds
+            blocks = [stmt.body, stmt.orelse] + ([h.body for h in stmt.handlers] + [stmt.finalbody]
+                                                 if isinstance(stmt, ast.Try) else [])
+            for block in blocks:
+                if all(isinstance(s, (ast.Import, ast.ImportFrom, ast.Assign, ast.Pass, ast.Expr))
+                       for s in block):
+                    _collect_imports(mod, block)
+
+
+def _parse_module(name, path, is_package):
+    tree = ast.parse(Path(path).read_text(encoding="utf-8"))
+    mod = _Module(name, is_package)
+    _collect_imports(mod, tree.body)
+    rest = []
+    for stmt in tree.body[1:] if ast.get_docstring(tree) is not None else tree.body:
+        if isinstance(stmt, (ast.Import, ast.ImportFrom)):
+            continue
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            mod.definitions[stmt.name] = _Definition(f"{name}:{stmt.name}", name, stmt, "function")
+            mod.binds[stmt.name] = stmt.name
+        elif isinstance(stmt, ast.ClassDef):
+            mod.definitions[stmt.name] = _Definition(f"{name}:{stmt.name}", name, stmt, "class")
+            mod.binds[stmt.name] = stmt.name
+            meths = []
+            for sub in stmt.body:
+                if isinstance(sub, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                    q = f"{stmt.name}.{sub.name}"
+                    mod.definitions[q] = _Definition(f"{name}:{q}", name, sub, "method")
+                    meths.append(q)
+            mod.methods[stmt.name] = meths
+        elif isinstance(stmt, (ast.Assign, ast.AnnAssign)) and all(
+                isinstance(t, ast.Name) for t in (stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target])):
+            targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+            if stmt.value is None:
+                continue
+            if targets[0].id == "__all__":
+                continue
+            kind = "constant" if _literal(stmt.value) else "value"
+            q = targets[0].id
+            mod.definitions[q] = _Definition(f"{name}:{q}", name, stmt.value, kind)
+            for t in targets:
+                mod.binds[t.id] = q
+        else:
+            rest.append(stmt)
+            for sub in ast.walk(stmt):  # names bound by other top-level statements
+                if isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Store):
+                    mod.binds.setdefault(sub.id, _MODULE)
+                elif isinstance(sub, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                    mod.binds.setdefault(sub.name, _MODULE)
+    rest = [s for s in rest if not (isinstance(s, ast.Try) and _only_imports(s))]
+    if rest:
+        mod.definitions[_MODULE] = _Definition(f"{name}:{_MODULE}", name, rest, "module")
+    return mod
+
+
+def _only_imports(stmt):
+    return all(isinstance(s, (ast.Import, ast.ImportFrom, ast.Assign, ast.Pass, ast.Expr))
+               for block in [stmt.body, stmt.orelse, stmt.finalbody] + [h.body for h in stmt.handlers]
+               for s in block)
+
+
+class _Index:
+    """Every module of the package under ``root`` (parsed lazily), and name resolution among them."""
+
+    def __init__(self, root, outside_definitions=()):
+        self.root = Path(root)
+        self.package = self.root.name
+        self.files = {}
+        for f in sorted(self.root.rglob("*.py")):
+            rel = f.relative_to(self.root.parent).with_suffix("")
+            parts = list(rel.parts)
+            is_package = parts[-1] == "__init__"
+            if is_package:
+                parts = parts[:-1]
+            self.files[".".join(parts)] = (f, is_package)
+        self.outside_definitions = set(outside_definitions)
+        self._modules = {}
+        self._shallow = {}
+        self._deep = {}
+        self._refs = {}
+
+    def module(self, name):
+        if name not in self._modules:
+            f, is_package = self.files[name]
+            self._modules[name] = _parse_module(name, f, is_package)
+        return self._modules[name]
+
+    def known(self, name):
+        return name in self.files and not _is_outside(name)
+
+    def module_target(self, name):
+        if _is_outside(name):
+            return ("outside", name)
+        if name in self.files:
+            return ("module", name)
+        return ("external", name)
+
+    def resolve(self, module, name, seen=frozenset()):
+        """What ``name`` means in ``module`` (a name or a parsed :class:`_Module`, a notebook's): a
+        ("def", key), ("module", name), ("outside", ...), ("external", ...) target, or None (a builtin,
+        a local name)."""
+        if isinstance(module, _Module):  # (a notebook: only its imports name library code)
+            mod, module = module, module.name
+        else:
+            if (module, name) in seen:
+                return None
+            seen = seen | {(module, name)}
+            if _is_outside(module):
+                return ("outside", f"{module}.{name}")
+            if not self.known(module):
+                return ("external", f"{module}.{name}")
+            mod = self.module(module)
+        if name in mod.binds:
+            key = f"{module}:{mod.binds[name]}"
+            if key in self.outside_definitions:
+                return ("outside", key)
+            return ("def", key)
+        if name in mod.imports:
+            imp = mod.imports[name]
+            if imp[0] == "module":
+                return self.module_target(imp[1])
+            return self.attribute(imp[1], imp[2], seen)
+        if mod.is_package and f"{module}.{name}" in self.files:
+            return self.module_target(f"{module}.{name}")
+        return None
+
+    def attribute(self, module, attr, seen=frozenset()):
+        """What ``module.attr`` is."""
+        if f"{module}.{attr}" in self.files:
+            # (a submodule, unless the package binds the name itself)
+            if self.known(module) and attr in self.module(module).binds:
+                return self.resolve(module, attr, seen)
+            return self.module_target(f"{module}.{attr}")
+        return self.resolve(module, attr, seen)
+
+    def definition(self, key):
+        module, qual = key.split(":", 1)
+        return self.module(module).definitions.get(qual)
+
+    # -- hashes ---------------------------------------------------------------------------------
+    def canonical(self, key):
+        """The canonical syntax of a definition and the keys it refers to, in order."""
+        d = self.definition(key)
+        if d.kind == "module":
+            node = ast.Module(body=copy.deepcopy(d.node), type_ignores=[])
+        else:
+            node = copy.deepcopy(d.node)
+        if d.kind == "class":
+            node.body = [s for s in node.body if not isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))]
+        if d.kind in ("function", "class"):
+            node.name = ""  # a module-level definition is reached through its references, not its name
+        _strip_docstrings(node)
+        canon = _Canonical(self, d.module)
+        node = canon.visit(node)
+        return ast.dump(node, include_attributes=False), canon.refs
+
+    def shallow(self, key):
+        if key not in self._shallow:
+            d = self.definition(key)
+            if d is None:
+                self._shallow[key] = "missing"
+            else:
+                text, refs = self.canonical(key)
+                self._shallow[key] = _sha(text)
+                self._refs[key] = refs
+        return self._shallow[key]
+
+    def refs(self, key):
+        self.shallow(key)
+        return self._refs.get(key, [])
+
+    def deep(self, key):
+        """The definition's hash: its canonical syntax and the hashes of what it refers to."""
+        if key not in self._deep:
+            parts = [self.shallow(key)] + [self.shallow(r) if not r.startswith("@") else r for r in self.refs(key)]
+            self._deep[key] = _sha("|".join(parts))[:16]
+        return self._deep[key]
+
+    def expand(self, key):
+        """The keys reached together with ``key``: a class's methods, a method's class, the module body."""
+        module, qual = key.split(":", 1)
+        mod = self.module(module)
+        out = []
+        if qual in mod.methods:
+            out += [f"{module}:{m}" for m in mod.methods[qual]]
+        if "." in qual:
+            out.append(f"{module}:{qual.split('.')[0]}")
+        parts = module.split(".")
+        for k in range(1, len(parts) + 1):  # importing a module runs its packages' bodies and its own
+            name = ".".join(parts[:k])
+            if self.known(name) and _MODULE in self.module(name).definitions:
+                out.append(f"{name}:{_MODULE}")
+        return out
+
+
+class _Canonical(ast.NodeTransformer):
+    """Replace every reference to a library definition by a placeholder, collecting the keys."""
+
+    def __init__(self, index, module):
+        self.index, self.module, self.refs = index, module, []
+
+    def _placeholder(self, target, node):
+        kind = target[0]
+        if kind == "def":
+            d = self.index.definition(target[1])
+            if d is not None and d.kind == "constant":
+                return copy.deepcopy(d.node)  # a named literal is its value
+            self.refs.append(target[1])
+            return ast.Name(id="@", ctx=ast.Load())
+        if kind == "outside":
+            return ast.Name(id="@outside", ctx=ast.Load())
+        if kind == "module":
+            self.refs.append("@module:" + target[1])
+            return ast.Name(id="@module", ctx=ast.Load())
+        return node
+
+    def visit_Name(self, node):
+        target = self.index.resolve(self.module, node.id)
+        if target is not None and target[0] in ("def", "outside", "module"):
+            return self._placeholder(target, node)
+        return node
+
+    def visit_Attribute(self, node):
+        chain, base = [], node
+        while isinstance(base, ast.Attribute):
+            chain.append(base.attr)
+            base = base.value
+        if not isinstance(base, ast.Name):
+            return self.generic_visit(node)
+        chain = [base.id] + chain[::-1]
+        target = self.index.resolve(self.module, chain[0])
+        i = 1
+        while target is not None and target[0] == "module" and i < len(chain):
+            target = self.index.attribute(target[1], chain[i])
+            i += 1
+        if target is None or target[0] not in ("def", "outside", "module"):
+            return node
+        new = self._placeholder(target, node)
+        for attr in chain[i:]:
+            new = ast.Attribute(value=new, attr=attr, ctx=ast.Load())
+        return new
+
+
+# -- the notebook ---------------------------------------------------------------------------------
+
+def _cells(path):
+    nb = json.loads(Path(path).read_text(encoding="utf-8"))
+    for cell in nb.get("cells", []):
+        if cell.get("cell_type") != "code":
+            continue
+        src = cell.get("source", "")
+        tags = (cell.get("metadata") or {}).get("tags") or []
+        yield ("".join(src) if isinstance(src, list) else src), "parameters" in tags
+
+
+def _claim_calls(tree):
+    """The claim calls of a notebook with a literal claim id: ``(call, method, id)``."""
+    for node in ast.walk(tree):
+        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                and node.func.attr in _CLAIM_METHODS and node.args
+                and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str)):
+            yield node, node.func.attr, node.args[0].value
+
+
+def _prose_nodes(call):
+    """``{record field: node}`` of the literal prose arguments of a claim call."""
+    out = {}
+    if len(call.args) > 1 and isinstance(call.args[1], ast.Constant) and isinstance(call.args[1].value, str):
+        out["statement"] = call.args[1]
+    for kw in call.keywords:
+        if kw.arg in PROSE and kw.arg != "statement" and isinstance(kw.value, ast.Constant) \
+                and isinstance(kw.value.value, (str, type(None))):
+            out[PROSE[kw.arg]] = kw.value
+    return out
+
+
+def _notebook_trees(path):
+    """Each code cell's syntax tree (None where it is not Python) with its source and tag."""
+    for source, is_parameters in _cells(path):
+        try:
+            tree = ast.parse(source)
+        except SyntaxError:
+            tree = None
+        yield tree, source, is_parameters
+
+
+def notebook_hash(path):
+    """A hash of a notebook's code without layout, comments, docstrings or the claims' literal prose."""
+    parts = []
+    for tree, source, is_parameters in _notebook_trees(path):
+        if is_parameters:  # papermill injects its values after this cell
+            parts.append("parameters")
+        if tree is None:  # (an IPython magic: its text)
+            parts.append("text:" + source)
+            continue
+        _strip_docstrings(tree)
+        for call, _, _ in _claim_calls(tree):
+            for node in _prose_nodes(call).values():
+                node.value = "…"
+        parts.extend(ast.dump(stmt, include_attributes=False) for stmt in tree.body)
+    return _sha("\n".join(parts))[:16]
+
+
+def claim_prose(path):
+    """The literal prose of each claim of a notebook, by claim id (what the book renders).
+
+    Returns
+    -------
+    dict
+        ``{claim id: {record field: text}}`` for the claims whose id is a literal.
+    """
+    out = {}
+    for tree, _, _ in _notebook_trees(path):
+        if tree is None:
+            continue
+        for call, _, claim_id in _claim_calls(tree):
+            out[claim_id] = {f: n.value for f, n in _prose_nodes(call).items()}
+    return out
+
+
+def _notebook_roots(index, path):
+    """The library definitions (keys) a notebook's code names, through its lupikit imports."""
+    nb = _Module("__notebook__", False)
+    trees = [t for t, _, _ in _notebook_trees(path) if t is not None]
+    for tree in trees:
+        for stmt in ast.walk(tree):
+            if isinstance(stmt, (ast.Import, ast.ImportFrom)):
+                _collect_imports(nb, [stmt])
+    roots = []
+    for name, imp in nb.imports.items():
+        if imp[0] == "from" and imp[1].split(".")[0] == index.package:
+            roots.append(index.attribute(imp[1], imp[2]))
+    # attribute chains on imported modules (``import lupikit.x as m``; ``m.f``)
+    canon = _Canonical(index, nb)
+    for tree in trees:
+        canon.visit(copy.deepcopy(tree))
+    return [t for t in roots if t is not None] + [("def", r) if not r.startswith("@") else ("module", r[8:])
+                                                  for r in canon.refs]
+
+
+def _module_keys(index, module):
+    mod = index.module(module)
+    return [f"{module}:{q}" for q, d in mod.definitions.items() if d.kind != "constant"]
+
+
+def reach(index, path):
+    """The keys of every library definition a notebook's run can execute (sorted)."""
+    todo = []
+    for target in _notebook_roots(index, path):
+        if target[0] == "def":
+            todo.append(target[1])
+        elif target[0] == "module" and index.known(target[1]):
+            todo.extend(_module_keys(index, target[1]))
+    seen = set()
+    while todo:
+        key = todo.pop()
+        if key in seen or key.startswith("@"):
+            if key.startswith("@module:") and key not in seen:
+                seen.add(key)
+                name = key[len("@module:"):]
+                if index.known(name):
+                    todo.extend(_module_keys(index, name))
+            continue
+        d = index.definition(key)
+        if d is None:
+            continue
+        if d.kind == "constant":
+            continue
+        seen.add(key)
+        todo.extend(index.refs(key))
+        todo.extend(index.expand(key))
+    return sorted(k for k in seen if not k.startswith("@"))
+
+
+@functools.lru_cache(maxsize=8)
+def _index(root, stamp, outside_definitions):
+    return _Index(root, outside_definitions)
+
+
+def _get_index(root=None, outside_definitions=()):
+    root = Path(root or _PACKAGE_ROOT).resolve()
+    stamp = tuple((str(f), f.stat().st_mtime_ns, f.stat().st_size) for f in sorted(root.rglob("*.py")))
+    return _index(root, stamp, tuple(sorted(outside_definitions)))
+
+
+def definition_hashes(path, *, root=None, outside_definitions=()):
+    """``{key: hash}`` of every library definition the notebook at ``path`` can execute.
+
+    ``root`` is the package's folder (default: this installed ``lupikit``);
+    ``outside_definitions`` names further definitions (``"module:qualname"``)
+    to leave out, as :data:`OUTSIDE` leaves out whole modules.
+    """
+    index = _get_index(root, outside_definitions)
+    return {key: index.deep(key) for key in reach(index, path)}
+
+
+def code_fingerprint(path, *, root=None, outside_definitions=()):
+    """The part of a fingerprint known before a run: the notebook's hash and its definitions'."""
+    return {"scheme": SCHEME, "notebook": notebook_hash(path),
+            "definitions": definition_hashes(path, root=root, outside_definitions=outside_definitions)}
+
+
+def library_versions():
+    """The versions of Python and of the libraries that fit the models (:data:`VERSIONED`), installed now."""
+    out = {"python": sys.version.split()[0]}
+    for dist in VERSIONED:
+        try:
+            out[dist] = metadata.version(dist)
+        except metadata.PackageNotFoundError:
+            pass
+    return out
+
+
+def fingerprints(path, notebook=None, *, data=None, versions=None):
+    """The fingerprint of a run of the notebook at ``path``: code, data files read, versions.
+
+    ``data`` is ``{file: sha256}`` as the run's loaders logged them (None:
+    not known); ``versions`` defaults to the libraries installed now.
+    """
+    fp = code_fingerprint(path)
+    fp["data"] = data
+    fp["versions"] = library_versions() if versions is None else versions
+    return fp
+
+
+def _current_data_hash(name):
+    """Today's SHA-256 of a data file a record names (its registered hash, or a vendored file's own)."""
+    if name in FILES:
+        entry = FILES[name]
+        return {entry.sha256, entry.url_sha256} - {None}
+    packaged = _PACKAGE_ROOT / name.split("/", 1)[1] if name.startswith("lupikit/") else None
+    if packaged is not None and packaged.is_file():
+        return {sha256_of(packaged)}
+    return set()
+
+
+@dataclass
+class Staleness:
+    """Whether a record is current, and what changed since it was recorded."""
+
+    stale: bool
+    changed: list           # what makes it stale, one line each
+    notes: list             # what differs without making it stale (versions, data not logged)
+
+    def __bool__(self):
+        return self.stale
+
+
+def check_fingerprint(recorded, path, *, current=None):
+    """Compare a record's fingerprint with today's code, data registry and libraries.
+
+    Parameters
+    ----------
+    recorded : dict
+        The record's ``fingerprint``.
+    path : path-like
+        The notebook as it is now.
+    current : dict or None
+        Today's :func:`code_fingerprint` (computed if None).
+
+    Returns
+    -------
+    Staleness
+    """
+    if not Path(path).is_file():
+        return Staleness(True, ["the notebook no longer exists"], [])
+    if not isinstance(recorded, dict) or recorded.get("scheme") != SCHEME:
+        return Staleness(True, ["recorded with an earlier kind of fingerprint (whole folders)"], [])
+    current = code_fingerprint(path) if current is None else current
+    changed, notes = [], []
+    if recorded.get("notebook") != current["notebook"]:
+        changed.append("the notebook's code")
+    old = recorded.get("definitions") or {}
+    gone = {h for k, h in old.items() if k not in current["definitions"]}
+    for key, digest in sorted(current["definitions"].items()):
+        if key in old:
+            if old[key] != digest:
+                changed.append(f"definition {key}")
+        elif digest not in gone:  # (a definition moved or renamed with the same hash is the same code)
+            changed.append(f"definition {key} (newly reached)")
+    data = recorded.get("data")
+    if data is None:
+        notes.append("data files not logged by this run")
+    else:
+        for name, digest in sorted(data.items()):
+            if digest not in _current_data_hash(name):
+                changed.append(f"data file {name}")
+    versions = recorded.get("versions")
+    if versions is None:
+        notes.append("library versions not recorded by this run")
+    else:
+        now = library_versions()
+        for lib in sorted(set(versions) | set(now)):
+            if versions.get(lib) != now.get(lib):
+                notes.append(f"{lib} {versions.get(lib, 'absent')} then, {now.get(lib, 'absent')} now")
+    return Staleness(bool(changed), changed, notes)
+
+
+# -- a digest of source files (the fit cache's key) -------------------------------------------------
+
+def fingerprint(paths):
+    r"""SHA-256 over Python files or notebooks' code cells, without comments, layout or docstrings.
+
+    The key of the fit cache that paper-scale runs share (any change of the
+    package's code gives a new cache); records use :func:`fingerprints`.
+
+    Parameters
+    ----------
+    paths : iterable of str or Path
+        Files or folders (folders contribute their ``*.py`` files, sorted).
+
+    Returns
+    -------
+    digest : str
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> folder = Path(tempfile.mkdtemp())
+    >>> f = folder / "m.py"
+    >>> _ = f.write_text("def g():\n    'Say.'\n    return 1  # one\n")
+    >>> before = fingerprint([f])
+    >>> _ = f.write_text("def g():\n    'Say it better.'\n\n    return 1\n")
+    >>> fingerprint([f]) == before
+    True
+    >>> _ = f.write_text("def g():\n    return 2\n")
+    >>> fingerprint([f]) == before
+    False
+    """
+    h = hashlib.sha256()
+    files = []
+    for p in map(Path, paths):
+        files.extend(sorted(p.rglob("*.py")) if p.is_dir() else [p])
+    for f in files:
+        h.update(f.name.encode() + b"\0")
+        if f.suffix == ".ipynb":
+            for source, is_parameters in _cells(f):
+                if is_parameters:
+                    h.update(b"\0parameters\0")
+                h.update(_code_tokens(source).encode() + b"\n")
+        else:
+            stat = f.stat()
+            h.update(_file_digest(str(f.resolve()), stat.st_mtime_ns, stat.st_size))
+    return h.hexdigest()
+
+
+@functools.lru_cache(maxsize=4096)
+def _file_digest(path, mtime_ns, size):
+    """SHA-256 of a Python file's :func:`_code_tokens` (cached while the file is unchanged)."""
+    return hashlib.sha256(_code_tokens(Path(path).read_text(encoding="utf-8")).encode()).digest()
+
+
+def _code_tokens(source):
+    """The tokens of Python ``source`` that can change what it computes (a string).
+
+    Comments, blank lines, line breaks inside brackets and statements that
+    are only a string literal (docstrings) are left out; source that does not
+    tokenize (an IPython magic) contributes its text unchanged.
+    """
+    try:
+        tokens = list(tokenize.generate_tokens(io.StringIO(source).readline))
+    except (SyntaxError, tokenize.TokenError, ValueError):
+        return source
+    skip = {tokenize.COMMENT, tokenize.NL, tokenize.ENCODING, tokenize.ENDMARKER}
+    tokens = [t for t in tokens if t.type not in skip]
+    structure = {tokenize.NEWLINE, tokenize.INDENT, tokenize.DEDENT}
+    kept, i = [], 0
+    while i < len(tokens):
+        j = i
+        if tokens[i].type == tokenize.STRING and (not kept or kept[-1] in ("NEWLINE", "INDENT", "DEDENT")):
+            while j < len(tokens) and tokens[j].type == tokenize.STRING:
+                j += 1
+            if j == len(tokens) or tokens[j].type == tokenize.NEWLINE:  # a statement of string literals only
+                i = j + 1
+                continue
+        tok = tokens[i]
+        kept.append(tokenize.tok_name[tok.type] if tok.type in structure else f"{tok.type}:{tok.string}")
+        i += 1
+    return "\n".join(kept)
