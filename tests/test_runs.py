@@ -321,6 +321,33 @@ def test_joblib_loops_on_a_local_cluster_record_the_same_values(toy):
         assert finished  # the notebook's joblib loop ran as tasks on the cluster
 
 
+def test_sequential_loops_run_a_notebooks_joblib_loop_in_its_kernel(tmp_path):
+    """With a notebook per core, `lupikit paper` runs a notebook's joblib loops one task at a time (no
+    workers contending with the other notebooks); without the flag the loop has its n_jobs workers."""
+    from lupikit._book.execute import execute
+    from lupikit._book.harness import prepare_kernels
+
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell(
+        "import os\nfrom joblib import Parallel, delayed\n"
+        "pids = set(Parallel(n_jobs=2)(delayed(os.getpid)() for _ in range(8)))\n"
+        "print('in-kernel' if pids == {os.getpid()} else 'workers')")]
+    source = tmp_path / "loops.ipynb"
+    nbformat.write(nb, source)
+    before = dict(os.environ)
+    try:
+        for sequential, expected in ((True, "in-kernel"), (False, "workers")):
+            prepare_kernels(tmp_path / "ipython", blas_threads=1, sequential_loops=sequential)
+            target = tmp_path / f"out-{sequential}.ipynb"
+            seconds, error = execute(source, target, {})
+            assert error is None
+            out = nbformat.read(target, as_version=4).cells[0].outputs[0]["text"]
+            assert out.strip() == expected
+    finally:  # (prepare_kernels sets this process's environment for the kernels it starts)
+        os.environ.clear()
+        os.environ.update(before)
+
+
 def test_kernels_get_one_openmp_thread_when_several_run(tmp_path):
     """XGBoost (loaded after threadpoolctl runs) must not start a thread per core in each kernel."""
 

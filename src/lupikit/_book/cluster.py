@@ -38,7 +38,7 @@ __all__ = ["HARNESS_VARIABLES", "apply_harness", "harness_environment", "run_uni
 
 #: the environment variables through which :func:`lupikit._book.harness.prepare_kernels` prepares the kernels
 HARNESS_VARIABLES = ("IPYTHONDIR", "LUPIKIT_BLAS_THREADS", "LUPIKIT_CLAIMS", "LUPIKIT_PROGRESS",
-                     "LUPIKIT_SOFT_ASSERTS", "LUPIKIT_SCHEDULER")
+                     "LUPIKIT_SOFT_ASSERTS", "LUPIKIT_SCHEDULER", "LUPIKIT_SEQUENTIAL_LOOPS")
 
 
 def harness_environment(environ=None, **extra):
@@ -53,7 +53,8 @@ def harness_environment(environ=None, **extra):
     ...                      "LUPIKIT_SCHEDULER": "tcp://h:8786", "HOME": "/home/me"}, LUPIKIT_MEMORY="/m")
     ... # doctest: +NORMALIZE_WHITESPACE
     {'IPYTHONDIR': '/c/_build/.ipython', 'LUPIKIT_BLAS_THREADS': None, 'LUPIKIT_CLAIMS': 'record',
-     'LUPIKIT_PROGRESS': None, 'LUPIKIT_SOFT_ASSERTS': None, 'LUPIKIT_SCHEDULER': None, 'LUPIKIT_MEMORY': '/m'}
+     'LUPIKIT_PROGRESS': None, 'LUPIKIT_SOFT_ASSERTS': None, 'LUPIKIT_SCHEDULER': None,
+     'LUPIKIT_SEQUENTIAL_LOOPS': None, 'LUPIKIT_MEMORY': '/m'}
     """
     environ = os.environ if environ is None else environ
     env = {name: environ.get(name) for name in HARNESS_VARIABLES}

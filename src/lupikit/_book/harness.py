@@ -23,7 +23,12 @@ notebook itself is set up here, so that the notebooks carry only the science:
   book build and the test suite keep them as they are;
 - with a Dask scheduler address (``LUPIKIT_SCHEDULER``), a ``distributed``
   client and joblib's dask backend, so that the notebooks' joblib loops (their
-  ``n_jobs`` parameters) run on the cluster;
+  ``n_jobs`` parameters) run on the cluster; with ``LUPIKIT_SEQUENTIAL_LOOPS``
+  (``lupikit paper`` with a notebook per core), joblib's sequential backend,
+  so that a notebook's loops do not contend with the other notebooks for the
+  cores. Measured: ``twinsvm/uci`` at the paper preset took 989 s a seed
+  with two notebooks at once and its own two workers, about 630 s alone on
+  one core;
 - with ``LUPIKIT_DATA_LOG`` (``lupikit paper``, one file per seed), every data
   file that the kernel or a process it starts (joblib's workers) opens below
   the folders of ``LUPIKIT_DATA_ROOTS`` (the data home and the package's
@@ -122,6 +127,10 @@ def _lupikit_harness():
         client = Client(scheduler, timeout="20s")
         joblib.parallel_config(backend="dask")
         return client
+    if os.environ.get("LUPIKIT_SEQUENTIAL_LOOPS"):
+        import joblib
+
+        joblib.parallel_config(backend="sequential")
     return None
 
 
@@ -258,7 +267,7 @@ def environment_flag(name, value):
 
 
 def prepare_kernels(folder, *, scheduler=None, blas_threads=None, progress=False, claims=None,
-                    soft_asserts=False):
+                    soft_asserts=False, sequential_loops=False):
     """Set this process's environment for the kernels it starts.
 
     Parameters
@@ -275,8 +284,15 @@ def prepare_kernels(folder, *, scheduler=None, blas_threads=None, progress=False
         ``"record"``: a failed claim is recorded and the run goes on (``LUPIKIT_CLAIMS``).
     soft_asserts : bool
         The notebook's own asserts record a failure and the run goes on (``LUPIKIT_SOFT_ASSERTS``).
+    sequential_loops : bool
+        The notebooks' joblib loops run one task at a time, whatever their
+        ``n_jobs`` (``LUPIKIT_SEQUENTIAL_LOOPS``): for as many notebooks at
+        once as the machine has cores, where a loop's workers would only
+        contend with the other notebooks for the same cores. The results do
+        not depend on it (every loop of the library seeds its tasks itself).
     """
     os.environ.update(kernel_environment(folder, blas_threads=blas_threads, scheduler=scheduler))
     environment_flag("LUPIKIT_PROGRESS", "1" if progress else None)
     environment_flag("LUPIKIT_CLAIMS", claims)
     environment_flag("LUPIKIT_SOFT_ASSERTS", "1" if soft_asserts else None)
+    environment_flag("LUPIKIT_SEQUENTIAL_LOOPS", "1" if sequential_loops and not scheduler else None)

@@ -390,10 +390,14 @@ def record_paper(paths, notebooks=(), *, n_seeds=1, jobs=2, results_dir=None, fo
         log("every paper-scale result is up to date (use --force to run them again)")
         return None
     client = connect_scheduler(scheduler)
-    # on a cluster each notebook × seed is a task, its joblib loops stay on its worker
-    prepare_kernels(paths.ipython, scheduler=None, blas_threads=1 if jobs > 1 else None, claims="record")
+    # on a cluster each notebook × seed is a task, its joblib loops stay on its worker; here, with a
+    # notebook on every core, a notebook's loops run one task at a time (their workers would only
+    # contend with the other notebooks for the cores)
+    sequential = client is None and jobs >= (os.cpu_count() or 1)
+    prepare_kernels(paths.ipython, scheduler=None, blas_threads=1 if jobs > 1 else None, claims="record",
+                    sequential_loops=sequential)
     if client is None:
-        how = f"{jobs} at once"
+        how = f"{jobs} at once" + (", each notebook's joblib loops one task at a time" if sequential else "")
     else:
         threads = client.nthreads()
         how = (f"each notebook × seed a task on the Dask cluster at {scheduler} "
