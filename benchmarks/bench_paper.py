@@ -82,17 +82,17 @@ class LoadSampler(threading.Thread):
 
     def __init__(self, every=15.0):
         super().__init__(daemon=True)
-        self.every, self.samples, self._stop = every, [], threading.Event()
+        self.every, self.samples, self._halt = every, [], threading.Event()
 
     def run(self):
         import os
 
-        while not self._stop.is_set():
+        while not self._halt.is_set():
             self.samples.append(os.getloadavg()[0])
-            self._stop.wait(self.every)
+            self._halt.wait(self.every)
 
     def stop(self):
-        self._stop.set()
+        self._halt.set()
         self.join()
         return self.samples
 
