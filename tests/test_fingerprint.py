@@ -10,6 +10,7 @@ executes no lupikit function outside its reach.
 import ast
 import inspect
 import json
+import os
 import sys
 import textwrap
 from pathlib import Path
@@ -190,6 +191,101 @@ def test_a_prose_only_edit_stales_nothing_and_changes_the_rendered_page(toy):
     assert stale(recorded, alpha).changed == ["the notebook's code"]
 
 
+def test_a_deleted_override_or_method_stales_the_record(toy):
+    pkg, alpha, beta, fp, stale = toy
+    _edit(pkg / "alpha/_model.py", "class Model:", "class Base:\n    def k2(self):\n        return 1\n\n\nclass Model(Base):")
+    _edit(pkg / "alpha/_model.py", "    def fit(self, x):", "    def k2(self):\n        return 2\n\n    def fit(self, x):")
+    recorded = fp(alpha)
+    _edit(pkg / "alpha/_model.py", "    def k2(self):\n        return 2\n\n", "")  # Base.k2 runs now
+    state = stale(recorded, alpha)
+    assert state and any("Model.k2" in line for line in state.changed), state.changed
+
+
+def test_which_of_two_look_alike_helpers_runs_is_part_of_the_hash(toy):
+    """a() and b() read alike (each calls one helper); x and y differ. Switching from a to b is a change
+    even though every definition was reached before and after."""
+    pkg, alpha, beta, fp, stale = toy
+    (pkg / "gamma.py").write_text(textwrap.dedent('''\
+        def x():
+            return 1
+
+
+        def y():
+            return 2
+
+
+        def a():
+            return x()
+
+
+        def b():
+            return y()
+
+
+        def run(which):
+            keep = (a, b)
+            return a() if which else keep
+        '''))
+    nb = _notebook(alpha.parent.parent / "gamma" / "g.ipynb", ["seed: int = 0", "from toypkg.gamma import run\nrun(1)"])
+    recorded = fp(nb)
+    _edit(pkg / "gamma.py", "return a() if which else keep", "return b() if which else keep")
+    assert stale(recorded, nb)
+
+
+def test_module_level_rebinds_duplicates_and_side_effect_imports_are_followed(toy):
+    pkg, alpha, beta, fp, stale = toy
+    (pkg / "impl.py").write_text("def solve(x):\n    return x\n")
+    (pkg / "effects.py").write_text("import numpy as np\n\nnp.seterr(all='ignore')\n")
+    (pkg / "delta.py").write_text(textwrap.dedent('''\
+        from . import effects  # noqa: F401  (for its side effect)
+        from .impl import solve
+
+
+        def wrap(f):
+            return f
+
+
+        solve = wrap(solve)
+
+
+        class P:
+            @property
+            def v(self):
+                return 1
+
+            @v.setter
+            def v(self, value):
+                self._v = value
+        '''))
+    nb = _notebook(alpha.parent.parent / "delta" / "d.ipynb", ["seed: int = 0", "from toypkg.delta import solve, P"])
+    recorded = fp(nb)
+    assert {"toypkg.impl:solve", "toypkg.delta:P.v", "toypkg.delta:P.v#2", "toypkg.effects:<module>"} <= set(
+        recorded["definitions"])
+    for path, old, new in ((pkg / "impl.py", "return x", "return -x"),
+                           (pkg / "delta.py", "self._v = value", "self._v = 2 * value"),
+                           (pkg / "effects.py", "all='ignore'", "all='raise'")):
+        _edit(path, old, new)
+        assert stale(recorded, nb), (path, old)
+        _edit(path, new, old)
+        assert not stale(recorded, nb), (path, old)
+
+
+def test_a_module_that_does_not_parse_makes_the_record_stale_and_says_which(toy):
+    pkg, alpha, beta, fp, stale = toy
+    recorded = fp(alpha)
+    _edit(pkg / "shared.py", "def unused(x):", "def unused(x:")
+    with pytest.raises(SyntaxError):
+        fp(alpha)  # (the analysis reads the module)
+    state = check_fingerprint(recorded, alpha, root=pkg)
+    assert state and "shared.py does not parse" in state.changed[0]
+
+
+def test_a_magic_cell_is_read_as_the_kernel_runs_it(tmp_path, toy):
+    pkg, alpha, beta, fp, stale = toy
+    nb = _notebook(tmp_path / "m.ipynb", ["seed: int = 0", "import toypkg.beta as b\n%time y = b.other([1.0])"])
+    assert "toypkg.beta._other:other" in fp(nb)["definitions"]
+
+
 def test_claim_prose_reads_only_literal_prose_of_literal_ids(tmp_path):
     nb = _notebook(tmp_path / "n.ipynb", [
         "x = 1",
@@ -217,6 +313,40 @@ def test_data_files_and_versions(toy, monkeypatch):
     assert state.changed == [f"data file {name}"]
 
 
+def test_the_audit_hook_logs_the_data_files_a_process_opens(tmp_path):
+    """The harness's sitecustomize: a process (a kernel, a joblib worker) logs each file it opens below
+    the data roots, once, through a symlink too; data_files names them and gives their SHA-256."""
+    import subprocess
+
+    from lupikit._book.harness import DATA_LOG, DATA_ROOTS, kernel_environment
+    from lupikit._book.records import data_files
+
+    env = kernel_environment(tmp_path / "ipython", base={k: v for k, v in os.environ.items() if k != "PYTHONPATH"})
+    home = tmp_path / "home"
+    (home / "uci").mkdir(parents=True)
+    (home / "uci" / "a.csv").write_text("1,2\n")
+    (tmp_path / "elsewhere.csv").write_text("3\n")
+    (tmp_path / "link.csv").symlink_to(home / "uci" / "a.csv")
+    package_file = PACKAGE / "datasets" / "data" / "glass.csv.gz"
+    log = tmp_path / "run.data.log"
+    env.update({DATA_LOG: str(log), DATA_ROOTS: os.pathsep.join([str(home), str(package_file.parent)])})
+    code = ("import gzip\n"
+            f"open({str(home / 'uci' / 'a.csv')!r}).read(); open({str(home / 'uci' / 'a.csv')!r}).read()\n"
+            f"open({str(tmp_path / 'elsewhere.csv')!r}).read()\n"
+            f"gzip.open({str(package_file)!r}).read()\n")
+    subprocess.run([sys.executable, "-c", code], env=env, check=True)
+    lines = log.read_text().splitlines()
+    assert lines[0].startswith("#") and lines[1:] == [str(home / "uci" / "a.csv"), str(package_file)]
+    files = data_files(lines)
+    assert files == {"lupikit/datasets/data/glass.csv.gz": _sha256(package_file)}  # (a.csv is no registered file)
+
+
+def _sha256(path):
+    import hashlib
+
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+
+
 def test_fingerprints_of_a_run_hold_the_versions(toy):
     pkg, alpha, *_ = toy
     fp = fingerprints(ROOT / "notebooks" / "intro" / "lupi_setting.ipynb")
@@ -224,6 +354,32 @@ def test_fingerprints_of_a_run_hold_the_versions(toy):
 
 
 # -- the library itself -------------------------------------------------------------------------------
+
+def test_an_edit_of_one_parts_solver_stales_exactly_the_records_that_run_it(tmp_path):
+    """On a copy of the library: a changed line of the twin SVMs' SMO stales the twinsvm records that reach
+    it, names it, and no record of another part."""
+    import shutil
+
+    copy = tmp_path / "lupikit"
+    shutil.copytree(PACKAGE, copy, ignore=shutil.ignore_patterns("__pycache__", "data"))
+    notebooks = sorted(p for p in (ROOT / "notebooks").rglob("*.ipynb") if not p.stem.startswith("exercises"))
+    before = {nb: code_fingerprint(nb, root=copy) for nb in notebooks}
+    smo = copy / "twinsvm" / "_smo.py"
+    text = smo.read_text()
+    assert "def _box_2d(" in text
+    smo.write_text(text.replace("def _box_2d(h11, h12, h22, g1, g2, l1, u1, l2, u2):\n",
+                                "def _box_2d(h11, h12, h22, g1, g2, l1, u1, l2, u2):\n    h12 = 1.0 * h12\n", 1))
+    stale = {}
+    for nb in notebooks:
+        state = check_fingerprint(before[nb], nb, current=code_fingerprint(nb, root=copy))
+        if state:
+            stale[nb.relative_to(ROOT / "notebooks").with_suffix("").as_posix()] = state.changed
+    reach_it = {nb.relative_to(ROOT / "notebooks").with_suffix("").as_posix() for nb in notebooks
+                if "lupikit.twinsvm._smo:_box_2d" in before[nb]["definitions"]}
+    assert reach_it and set(stale) == reach_it and all(name.startswith("twinsvm/") for name in stale)
+    assert all(lines[0] == "definition lupikit.twinsvm._smo:_box_2d" for lines in stale.values()), stale
+
+
 
 def _library_modules():
     for f in sorted(PACKAGE.rglob("*.py")):
@@ -239,7 +395,8 @@ _DYNAMIC = {"globals", "vars", "locals", "eval", "exec", "__import__", "import_m
 
 def test_no_dynamic_look_up_escapes_the_reach():
     """The library computes no name of a definition it runs: no globals()/vars()/eval/exec/importlib,
-    no getattr on a module of ours, no module-level __getattr__ (what the fingerprint's reach could miss)."""
+    no getattr on a module of ours, no module-level __getattr__, no star import, no import in a class body
+    (what the fingerprint's reach could miss). The notebooks import no star either."""
     offences = []
     for name, f in _library_modules():
         tree = ast.parse(f.read_text(encoding="utf-8"))
@@ -258,11 +415,19 @@ def test_no_dynamic_look_up_escapes_the_reach():
                 offences.append(f"{name}:{node.lineno} {node.value.id}.{node.attr}")
             if isinstance(node, ast.FunctionDef) and node.name == "__getattr__" and node in tree.body:
                 offences.append(f"{name}:{node.lineno} module __getattr__")
+            if isinstance(node, ast.ImportFrom) and any(a.name == "*" for a in node.names):
+                offences.append(f"{name}:{node.lineno} import *")
+            if isinstance(node, ast.ClassDef) and any(isinstance(b, (ast.Import, ast.ImportFrom)) for b in node.body):
+                offences.append(f"{name}:{node.lineno} an import in a class body")
         for node in ast.walk(tree):
             if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
                     and node.func.id in ("getattr", "hasattr") and node.args
                     and isinstance(node.args[0], ast.Name) and node.args[0].id in modules):
                 offences.append(f"{name}:{node.lineno} getattr on module {node.args[0].id}")
+    for nb in sorted((ROOT / "notebooks").rglob("*.ipynb")):
+        for cell in json.loads(nb.read_text())["cells"]:
+            if cell["cell_type"] == "code" and "import *" in "".join(cell["source"]):
+                offences.append(f"{nb.name}: import *")
     assert not offences, offences
 
 

@@ -188,9 +188,9 @@ def execution_markdown(shorts, times, data, records):
               "version that differs from the one a record ran on is shown here and does not make the record "
               "stale: a fresh install takes the registry's newest release."
               + (f" Versions that differ: {'; '.join(versions)}." if versions else "")
-              + (f" {unlogged} records were made before runs logged the data files they read and the "
-                 "libraries' versions; the data files' registered SHA-256 are part of the code they ran."
-                 if unlogged else "")
+              + (f" {unlogged} records list neither the data files their runs read nor the libraries' "
+                 "versions; the registered SHA-256 of the data files, which the loaders check, are part of "
+                 "the code those runs executed." if unlogged else "")
               + (f" The default-preset times were measured {at_once} notebook(s) at once, beside other "
                  "work on the machine: a measurement, not a check." if at_once else "")]
     return "\n".join(lines) + "\n"

@@ -18,7 +18,6 @@ This module imports no part of the library.
 import hashlib
 import json
 import os
-import sys
 import time
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass
@@ -27,6 +26,7 @@ from pathlib import Path
 from importlib import metadata
 
 from ..claims import fingerprint, library_versions, read_run_parameters
+from ..datasets import get_cache_home
 from .cluster import harness_environment, submit_units, unit_key, where_this_runs
 from .errors import BookError
 from .execute import connect_scheduler, execute, executed_parameters
@@ -42,6 +42,8 @@ __all__ = ["MEMORY_ENV", "PaperTask", "fit_cache", "plan_paper", "record_paper",
 
 #: The environment variable that names the folder where notebooks cache fits shared between them.
 MEMORY_ENV = "LUPIKIT_MEMORY"
+#: The environment variable of the parsed data sets' cache (``lupikit.datasets.get_cache_home``).
+CACHE_ENV = "LUPIKIT_CACHE"
 _PACKAGE = Path(__file__).resolve().parents[1]
 
 
@@ -119,14 +121,13 @@ def plan_paper(nb_dir, notebooks, n_seeds, results_dir, *, force=False, log=prin
 
 
 def _library_versions():
-    """The versions of the libraries that fit the models, and of Python (one string)."""
-    versions = [f"python=={sys.version.split()[0]}"]
-    for dist in ("numpy", "scipy", "scikit-learn", "xgboost", "xgboost-cpu", "joblib", "cvxopt", "highspy"):
-        try:
-            versions.append(f"{dist}=={metadata.version(dist)}")
-        except metadata.PackageNotFoundError:
-            pass
-    return ",".join(versions)
+    """The versions of Python and of the libraries that fit the models, and joblib's (one string)."""
+    versions = {**library_versions()}
+    try:
+        versions["joblib"] = metadata.version("joblib")
+    except metadata.PackageNotFoundError:  # pragma: no cover - joblib comes with scikit-learn
+        pass
+    return ",".join(f"{k}=={v}" for k, v in versions.items())
 
 
 def fit_cache(build):
@@ -135,8 +136,13 @@ def fit_cache(build):
     Its key is a hash of lupikit's code and of the versions of the libraries
     that fit the models, so a changed library never reads another's results.
     """
+    return Path(build) / "memory" / _code_key()
+
+
+def _code_key():
+    """A hash of lupikit's code and of the versions of the libraries that fit the models."""
     key = fingerprint([_PACKAGE]) + "|" + _library_versions()
-    return Path(build) / "memory" / hashlib.sha256(key.encode()).hexdigest()[:16]
+    return hashlib.sha256(key.encode()).hexdigest()[:16]
 
 
 def _checkpoint(target):
@@ -271,10 +277,15 @@ def run_paper(tasks, paths, results_dir, *, n_seeds, jobs=2, kernel="python3", r
     # fits that several notebooks make alike (the boosting benchmarks) are made once
     # (always this run's keyed folder: a folder of another code version could hold other results)
     os.environ[MEMORY_ENV] = str(fit_cache(paths.build))
+    # the data sets parsed by this code (a parser that changed must not read another's cache)
+    home = get_cache_home()
+    home = home.parent if home.parent.name == "paper" else home / "paper"  # (a second run in this process)
+    os.environ[CACHE_ENV] = str(home / _code_key())
     units = seed_order(tasks, shortest_first)
     t0 = time.perf_counter()
     # a seed is kept only from a run with the same libraries (the fit cache's key), kernel and machine
-    environment = {"libraries": _library_versions(), "kernel": kernel, "machine": provenance()["machine"]}
+    environment = {"libraries": _library_versions(), "kernel": kernel, "machine": provenance()["machine"],
+                   "loops": "sequential" if os.environ.get("LUPIKIT_SEQUENTIAL_LOOPS") else "as the notebook sets"}
     here = where_this_runs()
     roots = data_roots()
 
@@ -299,8 +310,9 @@ def run_paper(tasks, paths, results_dir, *, n_seeds, jobs=2, kernel="python3", r
     def ran(task, target, start, seconds, error, where):
         """Note the run; a seed whose code changed while it ran is no checkpoint for a later run."""
         log_file = _data_log(target)
-        logged = log_file.read_text(encoding="utf-8").splitlines() if log_file.is_file() else []
-        start.update(seconds=seconds, ran_on=where, data=data_files(logged))
+        # (no log: the audit hook was not installed, and which files the run read is not known)
+        data = data_files(log_file.read_text(encoding="utf-8").splitlines()) if log_file.is_file() else None
+        start.update(seconds=seconds, ran_on=where, data=data)
         if error is None and fingerprints(task.path, task.short) == start["fingerprint"]:
             _checkpoint(target).write_text(json.dumps(start, indent=1) + "\n", encoding="utf-8")
 
@@ -393,7 +405,8 @@ def record_paper(paths, notebooks=(), *, n_seeds=1, jobs=2, results_dir=None, fo
     # on a cluster each notebook × seed is a task, its joblib loops stay on its worker; here, with a
     # notebook on every core, a notebook's loops run one task at a time (their workers would only
     # contend with the other notebooks for the cores)
-    sequential = client is None and jobs >= (os.cpu_count() or 1)
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    sequential = client is None and jobs >= cores
     prepare_kernels(paths.ipython, scheduler=None, blas_threads=1 if jobs > 1 else None, claims="record",
                     sequential_loops=sequential)
     if client is None:

@@ -134,7 +134,19 @@ def fingerprints(path, short_name=None):
 
 
 def staleness(record, path):
-    """Whether ``record`` is stale for the notebook at ``path`` today, and what changed (a ``Staleness``)."""
+    """Whether ``record`` is stale for the notebook at ``path`` today, and what changed.
+
+    Parameters
+    ----------
+    record : dict
+        A paper-scale record.
+    path : path-like
+        The notebook as it is now.
+
+    Returns
+    -------
+    lupikit.claims.Staleness
+    """
     return check_fingerprint(record.get("fingerprint"), path)
 
 
@@ -144,7 +156,20 @@ def is_stale(record, path, short_name=None):
 
 
 def check_records(results_dir, nb_dir):
-    """Every record under ``results_dir``: ``[(short name, record, Staleness)]``, in order of name."""
+    """Every record under ``results_dir``, checked against the notebooks of ``nb_dir``.
+
+    Parameters
+    ----------
+    results_dir : path-like
+        ``results/paper``.
+    nb_dir : path-like
+        The notebooks folder.
+
+    Returns
+    -------
+    list of (str, dict, lupikit.claims.Staleness)
+        ``(short name, record, its check)``, in order of name.
+    """
     out = []
     for file in sorted(Path(results_dir).rglob("*.json")):
         short = file.relative_to(results_dir).with_suffix("").as_posix()
@@ -171,7 +196,7 @@ def with_current_prose(record, path):
             claim = dict(claim)
             if claim.get("verdict") in UNMEASURED:
                 new = {k: v for k, v in new.items() if k != "why"}
-            if "explained_in" not in new and "section" in new and claim.get("explained_in") == claim.get("section"):
+            if not new.get("explained_in") and "section" in new and claim.get("explained_in") == claim.get("section"):
                 new["explained_in"] = new["section"]
             claim.update(new)
         claims.append(claim)
@@ -179,7 +204,13 @@ def with_current_prose(record, path):
 
 
 def data_roots():
-    """The folders below which a file a run opens is one of its data files: the data home, the vendored data."""
+    """The folders below which a file a run opens is one of its data files.
+
+    Returns
+    -------
+    list of Path
+        The data home (if it is a folder) and the package's vendored data, last.
+    """
     roots = [Path(__file__).resolve().parents[1] / "datasets" / "data"]
     try:
         roots.insert(0, get_data_home())
@@ -193,21 +224,36 @@ def data_files(logged):
 
     A file of the data home is named as it is registered (``FILES``), one of
     the package as ``lupikit/datasets/data/<file>``; other paths are left out.
+
+    Parameters
+    ----------
+    logged : iterable of str
+        The log's lines (lines that begin with ``#`` are comments).
+
+    Returns
+    -------
+    dict
+        ``{name: SHA-256}``, sorted by name.
     """
     package = Path(__file__).resolve().parents[1]
     by_download = {entry.download_path: name for name, entry in FILES.items()}
     out = {}
-    for path in map(Path, logged):
-        if not path.is_file():
+    for line in logged:
+        path = Path(line)
+        if line.startswith("#") or not path.is_file():
             continue
         try:
             name = "lupikit/" + path.relative_to(package).as_posix()
         except ValueError:
             name = None
             for root in data_roots()[:-1]:
-                try:
-                    rel = path.relative_to(Path(root).resolve()).as_posix()
-                except ValueError:
+                rel = None
+                for base in {Path(root).absolute(), Path(root).resolve()}:
+                    try:
+                        rel = path.relative_to(base).as_posix()
+                    except ValueError:
+                        continue
+                if rel is None:
                     continue
                 name = rel if rel in FILES else by_download.get(rel)
         if name is not None:

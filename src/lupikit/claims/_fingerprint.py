@@ -21,12 +21,13 @@ change its numbers has changed since it was recorded. Its fingerprint
   own hash, and a literal constant by its value: renaming or moving a
   definition, or naming a constant, changes no hash. The modules that only
   read, render or run the book (:data:`OUTSIDE`) are not followed: they
-  compute no number of a run. ``tests/test_fingerprint.py`` forbids the
+  compute no number of a run; the combination of a record's seeds into its
+  verdicts (:data:`AGGREGATION`) is part of every reach. ``tests/test_fingerprint.py`` forbids the
   dynamic look-ups (``globals()``, ``importlib``, ``getattr`` on a module)
   that would let a run reach a definition this analysis cannot see;
-- ``data``: the SHA-256 of every data file the run read (the loaders log
-  them, :mod:`lupikit.datasets`); a data-home file's hash is the registered
-  one the loader checked before reading it;
+- ``data``: the SHA-256 of every data file the run opened (an audit hook
+  of the kernels logs them, :mod:`lupikit._book.harness`); a data-home
+  file's hash is the one the loader checked before reading it;
 - ``versions``: Python and the numerical libraries. A version that differs
   from today's is *shown* (the Execution status page, the scorecard) but
   does not make a record stale: the package registry moves on by itself,
@@ -53,12 +54,12 @@ from pathlib import Path
 
 from ..datasets import FILES, sha256_of
 
-__all__ = ["OUTSIDE", "PROSE", "SCHEME", "VERSIONED", "Staleness", "check_fingerprint", "claim_prose",
+__all__ = ["AGGREGATION", "OUTSIDE", "PROSE", "SCHEME", "VERSIONED", "Staleness", "check_fingerprint", "claim_prose",
            "code_fingerprint", "definition_hashes", "fingerprint", "fingerprints", "library_versions",
            "notebook_hash", "reach"]
 
 #: The version of the fingerprint's layout (a record without it has the folder hashes of before).
-SCHEME = 2
+SCHEME = 3
 _PACKAGE_ROOT = Path(__file__).resolve().parents[1]
 #: Modules whose definitions compute no number of a run: the book's machinery, the
 #: command line, the classroom, and the claims' reading back, fingerprints and provenance.
@@ -73,7 +74,14 @@ VERSIONED = ("numpy", "scipy", "scikit-learn", "pandas", "xgboost", "xgboost-cpu
 _MODULE = "<module>"
 
 
+#: What decides a record's verdicts beyond the notebook's run: the combination of its seeds
+#: (``lupikit paper`` computes each claim's verdict over the seeds there). Part of every reach.
+AGGREGATION = ("lupikit._book.seeds:aggregate_claims", "lupikit._book.seeds:seed_runs")
+
+
 def _is_outside(module):
+    if any(module == k.split(":")[0] for k in AGGREGATION):
+        return False
     return any(module == o or module.startswith(o + ".") for o in OUTSIDE)
 
 
@@ -115,6 +123,7 @@ class _Module:
     is_package: bool
     binds: dict = field(default_factory=dict)      # top-level name -> qualname of its definition
     imports: dict = field(default_factory=dict)    # name -> ("module", abs) or ("from", abs, attr)
+    imported: set = field(default_factory=set)     # the modules its top-level imports load
     definitions: dict = field(default_factory=dict)
     methods: dict = field(default_factory=dict)    # class qualname -> [method qualnames]
 
@@ -138,70 +147,92 @@ def _collect_imports(mod, statements):
                 else:
                     top = alias.name.split(".")[0]
                     mod.imports[top] = ("module", top)
+                mod.imported.add(alias.name)
         elif isinstance(stmt, ast.ImportFrom):
             base = _absolute(mod.name, mod.is_package, stmt)
+            mod.imported.add(base)
             for alias in stmt.names:
                 if alias.name != "*":
                     mod.imports[alias.asname or alias.name] = ("from", base, alias.name)
+                    mod.imported.add(f"{base}.{alias.name}")  # (it may be a submodule)
         elif isinstance(stmt, (ast.Try, ast.If)):  # guarded imports: every branch binds
-            blocks = [stmt.body, stmt.orelse] + ([h.body for h in stmt.handlers] + [stmt.finalbody]
-                                                 if isinstance(stmt, ast.Try) else [])
-            for block in blocks:
-                if all(isinstance(s, (ast.Import, ast.ImportFrom, ast.Assign, ast.Pass, ast.Expr))
-                       for s in block):
-                    _collect_imports(mod, block)
+            for block in _blocks(stmt):
+                _collect_imports(mod, [s for s in block if isinstance(s, (ast.Import, ast.ImportFrom))])
+
+
+def _blocks(stmt):
+    if isinstance(stmt, ast.Try):
+        return [stmt.body, stmt.orelse, stmt.finalbody] + [h.body for h in stmt.handlers]
+    return [stmt.body, stmt.orelse]
+
+
+def _only_imports(stmt):
+    """A ``try`` of imports whose handlers at most bind a fallback constant (``x = None``)."""
+    return isinstance(stmt, ast.Try) and all(
+        isinstance(s, (ast.Import, ast.ImportFrom, ast.Pass))
+        or (isinstance(s, ast.Assign) and _literal(s.value))
+        for block in _blocks(stmt) for s in block)
+
+
+def _add(mod, qual, definition):
+    """Store a definition under ``qual``; a second one of the same name (a property's setter, a
+    redefinition) is kept too, as ``qual#2``, ... (both run)."""
+    key, k = qual, 1
+    while key in mod.definitions:
+        k += 1
+        key = f"{qual}#{k}"
+    mod.definitions[key] = _Definition(f"{mod.name}:{key}", mod.name, definition.node, definition.kind)
+    return key
 
 
 def _parse_module(name, path, is_package):
-    tree = ast.parse(Path(path).read_text(encoding="utf-8"))
+    tree = ast.parse(Path(path).read_text(encoding="utf-8"), filename=str(path))
     mod = _Module(name, is_package)
     _collect_imports(mod, tree.body)
     rest = []
     for stmt in tree.body[1:] if ast.get_docstring(tree) is not None else tree.body:
-        if isinstance(stmt, (ast.Import, ast.ImportFrom)):
+        if isinstance(stmt, (ast.Import, ast.ImportFrom)) or _only_imports(stmt):
             continue
         if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            mod.definitions[stmt.name] = _Definition(f"{name}:{stmt.name}", name, stmt, "function")
-            mod.binds[stmt.name] = stmt.name
+            mod.binds[stmt.name] = _add(mod, stmt.name, _Definition("", name, stmt, "function"))
         elif isinstance(stmt, ast.ClassDef):
-            mod.definitions[stmt.name] = _Definition(f"{name}:{stmt.name}", name, stmt, "class")
-            mod.binds[stmt.name] = stmt.name
+            mod.binds[stmt.name] = q = _add(mod, stmt.name, _Definition("", name, stmt, "class"))
             meths = []
             for sub in stmt.body:
                 if isinstance(sub, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                    q = f"{stmt.name}.{sub.name}"
-                    mod.definitions[q] = _Definition(f"{name}:{q}", name, sub, "method")
-                    meths.append(q)
-            mod.methods[stmt.name] = meths
-        elif isinstance(stmt, (ast.Assign, ast.AnnAssign)) and all(
+                    meths.append(_add(mod, f"{q}.{sub.name}", _Definition("", name, sub, "method")))
+            mod.methods[q] = meths
+        elif isinstance(stmt, (ast.Assign, ast.AnnAssign)) and stmt.value is not None and all(
                 isinstance(t, ast.Name) for t in (stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target])):
             targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
-            if stmt.value is None:
-                continue
             if targets[0].id == "__all__":
                 continue
             kind = "constant" if _literal(stmt.value) else "value"
-            q = targets[0].id
-            mod.definitions[q] = _Definition(f"{name}:{q}", name, stmt.value, kind)
+            if kind == "constant" and targets[0].id in mod.binds:  # (a literal bound twice: not a constant)
+                kind = "value"
+            q = _add(mod, targets[0].id, _Definition("", name, stmt.value, kind))
             for t in targets:
                 mod.binds[t.id] = q
-        else:
+        else:  # any other statement runs when the module is imported: the module's body
             rest.append(stmt)
-            for sub in ast.walk(stmt):  # names bound by other top-level statements
+            for sub in ast.walk(stmt):  # (and names it binds are the body's)
                 if isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Store):
-                    mod.binds.setdefault(sub.id, _MODULE)
+                    mod.binds[sub.id] = _MODULE
                 elif isinstance(sub, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-                    mod.binds.setdefault(sub.name, _MODULE)
-    rest = [s for s in rest if not (isinstance(s, ast.Try) and _only_imports(s))]
+                    mod.binds[sub.name] = _MODULE
+                elif isinstance(sub, (ast.Import, ast.ImportFrom)):
+                    _collect_imports(mod, [sub])
+    # a name bound twice, a literal first, is a value wherever it is used
+    for q, d in list(mod.definitions.items()):
+        if d.kind == "constant" and ("#" in q or any(k.startswith(q + "#") for k in mod.definitions)):
+            d.kind = "value"
     if rest:
         mod.definitions[_MODULE] = _Definition(f"{name}:{_MODULE}", name, rest, "module")
     return mod
 
 
-def _only_imports(stmt):
-    return all(isinstance(s, (ast.Import, ast.ImportFrom, ast.Assign, ast.Pass, ast.Expr))
-               for block in [stmt.body, stmt.orelse, stmt.finalbody] + [h.body for h in stmt.handlers]
-               for s in block)
+#: rounds of hash refinement: a definition's hash reflects everything it reaches within this many steps
+_ROUNDS = 48
 
 
 class _Index:
@@ -221,7 +252,6 @@ class _Index:
         self.outside_definitions = set(outside_definitions)
         self._modules = {}
         self._shallow = {}
-        self._deep = {}
         self._refs = {}
 
     def module(self, name):
@@ -280,49 +310,77 @@ class _Index:
 
     def definition(self, key):
         module, qual = key.split(":", 1)
-        return self.module(module).definitions.get(qual)
+        return self.module(module).definitions.get(qual) if self.known(module) else None
 
     # -- hashes ---------------------------------------------------------------------------------
     def canonical(self, key):
         """The canonical syntax of a definition and the keys it refers to, in order."""
         d = self.definition(key)
+        module, qual = key.split(":", 1)
+        mod = self.module(module)
         if d.kind == "module":
             node = ast.Module(body=copy.deepcopy(d.node), type_ignores=[])
         else:
             node = copy.deepcopy(d.node)
         if d.kind == "class":
             node.body = [s for s in node.body if not isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))]
+            # (which methods it has, by name: a method deleted or renamed changes the class)
+            node.body.append(ast.Expr(ast.Constant(",".join(sorted(
+                m.split(".", 1)[1] for m in mod.methods.get(qual, []))))))
         if d.kind in ("function", "class"):
             node.name = ""  # a module-level definition is reached through its references, not its name
         _strip_docstrings(node)
-        canon = _Canonical(self, d.module)
+        canon = _Canonical(self, mod)
         node = canon.visit(node)
-        return ast.dump(node, include_attributes=False), canon.refs
+        refs = canon.refs
+        # a module-level name bound here and imported too (``solve = wrap(solve)``): the import runs first
+        name = qual.split("#")[0]
+        if d.kind in ("value", "function", "class") and name in mod.imports:
+            imp = mod.imports[name]
+            target = self.module_target(imp[1]) if imp[0] == "module" else self.attribute(imp[1], imp[2])
+            if target is not None and target[0] == "def":
+                refs = refs + [target[1]]
+        return ast.dump(node, include_attributes=False), refs
 
     def shallow(self, key):
         if key not in self._shallow:
             d = self.definition(key)
             if d is None:
-                self._shallow[key] = "missing"
+                refs, digest = [], "missing"
             else:
                 text, refs = self.canonical(key)
-                self._shallow[key] = _sha(text)
-                self._refs[key] = refs
+                digest = _sha(text)
+            self._refs[key] = refs  # (before the digest: another thread takes a digest as done)
+            self._shallow[key] = digest
         return self._shallow[key]
 
     def refs(self, key):
         self.shallow(key)
         return self._refs.get(key, [])
 
-    def deep(self, key):
-        """The definition's hash: its canonical syntax and the hashes of what it refers to."""
-        if key not in self._deep:
-            parts = [self.shallow(key)] + [self.shallow(r) if not r.startswith("@") else r for r in self.refs(key)]
-            self._deep[key] = _sha("|".join(parts))[:16]
-        return self._deep[key]
+    def edges(self, key):
+        """What the definition's behaviour depends on, in order: what it refers to, a class's methods
+        (by name), a method's class, and the bodies of the modules its module imports."""
+        out = [r for r in self.refs(key) if not r.startswith("@")]
+        return out + self.expand(key)
+
+    def deep(self, keys):
+        """``{key: hash}`` for ``keys`` (closed under :meth:`edges`): each definition's canonical syntax
+        refined :data:`_ROUNDS` times by the hashes of what it depends on, so that two definitions
+        share a hash only if everything they reach within that many steps is the same code, whatever
+        its names (a rename or a move changes nothing; which of two look-alike helpers is used does)."""
+        keys = list(keys)
+        edges = {k: [e for e in self.edges(k) if e in keys or e in self._shallow] for k in keys}
+        h = {k: self.shallow(k) for k in keys}
+        base = dict(h)
+        for _ in range(_ROUNDS):
+            h = {k: _sha(base[k] + "|" + ",".join(h.get(e, base.get(e, self.shallow(e))) for e in edges[k]))
+                 for k in keys}
+        return {k: f"{base[k][:16]}:{h[k][:16]}" for k in keys}
 
     def expand(self, key):
-        """The keys reached together with ``key``: a class's methods, a method's class, the module body."""
+        """The keys reached together with ``key``: a class's methods, a method's class, the bodies of its
+        module, of the packages above it and of the modules it imports."""
         module, qual = key.split(":", 1)
         mod = self.module(module)
         out = []
@@ -330,11 +388,16 @@ class _Index:
             out += [f"{module}:{m}" for m in mod.methods[qual]]
         if "." in qual:
             out.append(f"{module}:{qual.split('.')[0]}")
+        bodies = []
         parts = module.split(".")
         for k in range(1, len(parts) + 1):  # importing a module runs its packages' bodies and its own
-            name = ".".join(parts[:k])
+            bodies.append(".".join(parts[:k]))
+        bodies += sorted(m for m in mod.imported if self.known(m))
+        for name in bodies:
             if self.known(name) and _MODULE in self.module(name).definitions:
-                out.append(f"{name}:{_MODULE}")
+                key_body = f"{name}:{_MODULE}"
+                if key_body != key:
+                    out.append(key_body)
         return out
 
 
@@ -385,6 +448,37 @@ class _Canonical(ast.NodeTransformer):
             new = ast.Attribute(value=new, attr=attr, ctx=ast.Load())
         return new
 
+    def visit_Compare(self, node):
+        """``x in (a, b)`` is ``x in (b, a)``: a membership test in literals sorted (after named literals
+        are put in place), so that naming a group of constants changes no hash."""
+        node = self.generic_visit(node)
+        comparators = []
+        for op, comp in zip(node.ops, node.comparators):
+            if (isinstance(op, (ast.In, ast.NotIn)) and isinstance(comp, (ast.Tuple, ast.List, ast.Set))
+                    and all(isinstance(e, ast.Constant) for e in comp.elts)):
+                comp = copy.copy(comp)
+                comp.elts = sorted(comp.elts, key=lambda e: repr(e.value))
+            comparators.append(comp)
+        node.comparators = comparators
+        return node
+
+    def _imported(self, node):
+        """An import inside a definition or a module's body: what it names is reached."""
+        mod = self.module
+        if isinstance(mod, _Module) and mod.name != "__notebook__":
+            local = _Module(mod.name, mod.is_package)
+            _collect_imports(local, [node])
+            for name, imp in local.imports.items():
+                target = (self.index.module_target(imp[1]) if imp[0] == "module"
+                          else self.index.attribute(imp[1], imp[2]))
+                if target is not None and target[0] == "def":
+                    self.refs.append(target[1])
+                elif target is not None and target[0] == "module":
+                    self.refs.append("@module:" + target[1])
+        return node
+
+    visit_Import = visit_ImportFrom = _imported
+
 
 # -- the notebook ---------------------------------------------------------------------------------
 
@@ -419,14 +513,50 @@ def _prose_nodes(call):
     return out
 
 
+def _python(source):
+    """A cell's source as the kernel runs it: IPython's magics turned into Python calls."""
+    try:
+        from IPython.core.inputtransformer2 import TransformerManager  # (every notebook install has IPython)
+    except ImportError:  # pragma: no cover - a bare library install
+        return source
+    try:
+        return TransformerManager().transform_cell(source)
+    except Exception:  # noqa: BLE001 - a cell IPython cannot transform: its text
+        return source
+
+
 def _notebook_trees(path):
     """Each code cell's syntax tree (None where it is not Python) with its source and tag."""
     for source, is_parameters in _cells(path):
         try:
             tree = ast.parse(source)
         except SyntaxError:
-            tree = None
+            try:  # (a cell with an IPython magic: as the kernel runs it, ``%time f()`` calls f)
+                tree = _with_magic_code(ast.parse(_python(source)))
+            except SyntaxError:
+                tree = None
         yield tree, source, is_parameters
+
+
+#: the magics whose argument is Python code that the kernel runs
+_CODE_MAGICS = ("time", "timeit", "prun", "capture", "debug")
+
+
+def _with_magic_code(tree):
+    """``tree`` with the code that its magics run (``%time f()``, a ``%%timeit`` cell) parsed and appended."""
+    extra = []
+    for node in ast.walk(tree):
+        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                and node.func.attr in ("run_line_magic", "run_cell_magic") and node.args
+                and isinstance(node.args[0], ast.Constant) and node.args[0].value in _CODE_MAGICS):
+            for arg in node.args[1:]:
+                if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
+                    try:
+                        extra.extend(ast.parse(arg.value).body)
+                    except SyntaxError:  # (options of the magic, e.g. ``-n 3``)
+                        pass
+    tree.body.extend(extra)
+    return tree
 
 
 def notebook_hash(path):
@@ -489,8 +619,23 @@ def _module_keys(index, module):
 
 
 def reach(index, path):
-    """The keys of every library definition a notebook's run can execute (sorted)."""
-    todo = []
+    """The keys of every library definition a notebook's run can execute.
+
+    Parameters
+    ----------
+    index : _Index
+        The package's modules (:func:`_get_index`).
+    path : path-like
+        The notebook.
+
+    Returns
+    -------
+    list of str
+        ``"module:qualname"`` keys, sorted: what the notebook's lupikit
+        imports name, everything those definitions use, a class's methods,
+        the modules' bodies, and :data:`AGGREGATION`.
+    """
+    todo = [k for k in AGGREGATION if index.known(k.split(":")[0])]
     for target in _notebook_roots(index, path):
         if target[0] == "def":
             todo.append(target[1])
@@ -531,16 +676,50 @@ def _get_index(root=None, outside_definitions=()):
 def definition_hashes(path, *, root=None, outside_definitions=()):
     """``{key: hash}`` of every library definition the notebook at ``path`` can execute.
 
-    ``root`` is the package's folder (default: this installed ``lupikit``);
-    ``outside_definitions`` names further definitions (``"module:qualname"``)
-    to leave out, as :data:`OUTSIDE` leaves out whole modules.
+    Parameters
+    ----------
+    path : path-like
+        The notebook.
+    root : path-like or None
+        The package's folder (default: this installed ``lupikit``).
+    outside_definitions : iterable of str
+        Further definitions (``"module:qualname"``) to leave out, as
+        :data:`OUTSIDE` leaves out whole modules.
+
+    Returns
+    -------
+    dict
+        ``{key: "<own hash>:<hash with what it uses>"}`` (16 hex digits each).
     """
     index = _get_index(root, outside_definitions)
-    return {key: index.deep(key) for key in reach(index, path)}
+    return index.deep(reach(index, path))
 
 
 def code_fingerprint(path, *, root=None, outside_definitions=()):
-    """The part of a fingerprint known before a run: the notebook's hash and its definitions'."""
+    """The part of a fingerprint known before a run: the notebook's hash and its definitions'.
+
+    Parameters
+    ----------
+    path : path-like
+        The notebook.
+    root, outside_definitions
+        See :func:`definition_hashes`.
+
+    Returns
+    -------
+    dict
+        ``scheme`` (:data:`SCHEME`), ``notebook`` (:func:`notebook_hash`) and
+        ``definitions`` (:func:`definition_hashes`).
+
+    Examples
+    --------
+    >>> from pathlib import Path
+    >>> import lupikit
+    >>> notebooks = Path(lupikit.__file__).resolve().parents[2] / "notebooks"
+    >>> fp = code_fingerprint(notebooks / "intro" / "lupi_setting.ipynb")  # doctest: +SKIP
+    >>> sorted(fp)  # doctest: +SKIP
+    ['definitions', 'notebook', 'scheme']
+    """
     return {"scheme": SCHEME, "notebook": notebook_hash(path),
             "definitions": definition_hashes(path, root=root, outside_definitions=outside_definitions)}
 
@@ -559,8 +738,21 @@ def library_versions():
 def fingerprints(path, notebook=None, *, data=None, versions=None):
     """The fingerprint of a run of the notebook at ``path``: code, data files read, versions.
 
-    ``data`` is ``{file: sha256}`` as the run's loaders logged them (None:
-    not known); ``versions`` defaults to the libraries installed now.
+    Parameters
+    ----------
+    path : path-like
+        The notebook.
+    notebook : str or None
+        Its short name (unused; kept for the callers that name it).
+    data : dict or None
+        ``{file: sha256}`` as the run logged them (None: not known).
+    versions : dict or None
+        Default: :func:`library_versions`, the libraries installed now.
+
+    Returns
+    -------
+    dict
+        :func:`code_fingerprint` with ``data`` and ``versions``.
     """
     fp = code_fingerprint(path)
     fp["data"] = data
@@ -579,9 +771,46 @@ def _current_data_hash(name):
     return set()
 
 
+def _changed_definitions(old, new):
+    """What differs between two ``{key: "shallow:deep"}`` maps, one line each (empty: nothing).
+
+    A definition whose own code changed is named; those that changed only through what they use
+    are counted after them (or named, if no definition's own code changed: a name that now resolves
+    to other code). A definition moved or renamed with the same hashes is the same code; one that is
+    no longer reached, or newly reached, is named.
+    """
+    own = lambda v: v.split(":")[0]  # noqa: E731
+    gone = {v for k, v in old.items() if k not in new}
+    came = {v for k, v in new.items() if k not in old}
+    edited, through = [], []
+    for key, value in sorted(new.items()):
+        if key in old:
+            if old[key] != value:
+                (edited if own(old[key]) != own(value) else through).append(key)
+        elif value not in gone:
+            edited.append(f"{key} (newly reached)")
+    lines = [f"definition {k}" for k in edited]
+    lines += [f"definition {k} (no longer reached)" for k, v in sorted(old.items())
+              if k not in new and v not in came]
+    if through and lines:
+        lines.append(f"{len(through)} definition(s) that use them")
+    elif through:
+        lines += [f"definition {k} (what it uses resolves to other code)" for k in through]
+    return lines
+
+
 @dataclass
 class Staleness:
-    """Whether a record is current, and what changed since it was recorded."""
+    """Whether a record is current, and what changed since it was recorded (true when stale).
+
+    Attributes
+    ----------
+    stale : bool
+    changed : list of str
+        What makes it stale, one line each.
+    notes : list of str
+        What differs without making it stale (versions, data not logged).
+    """
 
     stale: bool
     changed: list           # what makes it stale, one line each
@@ -591,7 +820,7 @@ class Staleness:
         return self.stale
 
 
-def check_fingerprint(recorded, path, *, current=None):
+def check_fingerprint(recorded, path, *, current=None, root=None):
     """Compare a record's fingerprint with today's code, data registry and libraries.
 
     Parameters
@@ -602,6 +831,8 @@ def check_fingerprint(recorded, path, *, current=None):
         The notebook as it is now.
     current : dict or None
         Today's :func:`code_fingerprint` (computed if None).
+    root : path-like or None
+        The package's folder (default: this installed ``lupikit``).
 
     Returns
     -------
@@ -611,18 +842,18 @@ def check_fingerprint(recorded, path, *, current=None):
         return Staleness(True, ["the notebook no longer exists"], [])
     if not isinstance(recorded, dict) or recorded.get("scheme") != SCHEME:
         return Staleness(True, ["recorded with an earlier kind of fingerprint (whole folders)"], [])
-    current = code_fingerprint(path) if current is None else current
+    if current is None:
+        try:
+            current = code_fingerprint(path, root=root)
+        except SyntaxError as exc:  # a module of the reach that does not parse cannot be what ran
+            where = Path(exc.filename).name if exc.filename else "a library module"
+            return Staleness(True, [f"{where} does not parse (line {exc.lineno})"], [])
     changed, notes = [], []
     if recorded.get("notebook") != current["notebook"]:
         changed.append("the notebook's code")
     old = recorded.get("definitions") or {}
-    gone = {h for k, h in old.items() if k not in current["definitions"]}
-    for key, digest in sorted(current["definitions"].items()):
-        if key in old:
-            if old[key] != digest:
-                changed.append(f"definition {key}")
-        elif digest not in gone:  # (a definition moved or renamed with the same hash is the same code)
-            changed.append(f"definition {key} (newly reached)")
+    new = current["definitions"]
+    changed += _changed_definitions(old, new)
     data = recorded.get("data")
     if data is None:
         notes.append("data files not logged by this run")

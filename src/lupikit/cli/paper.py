@@ -18,7 +18,7 @@ def print_check(results_dir, nb_dir, notebooks=(), out=print):
     rows = [row for row in check_records(results_dir, nb_dir) if not notebooks or row[0] in notebooks]
     for short, record, state in rows:
         seeds = len(record.get("seeds") or [0])
-        out(f"{short}: {'STALE' if state else 'current'} (recorded {record.get('executed_at', '?')[:10]}, "
+        out(f"{short}: {'STALE' if state else 'current'} (recorded {(record.get('executed_at') or '?')[:10]}, "
             f"{seeds} seed{'s' if seeds != 1 else ''})")
         for line in state.changed:
             out(f"    changed: {line}")
