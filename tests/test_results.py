@@ -82,7 +82,8 @@ def test_result_schema(path):
     # what the run executed (the notebook, each library definition it reaches), the data files it read
     # and the libraries' versions (None: recorded before runs logged them), and where each seed ran
     assert set(rec["fingerprint"]) == {"scheme", "notebook", "definitions", "data", "versions"}
-    assert rec["fingerprint"]["definitions"] and all(len(h) == 16 for h in rec["fingerprint"]["definitions"].values())
+    assert rec["fingerprint"]["definitions"] and all(
+        len(h) == 33 and h[16] == ":" for h in rec["fingerprint"]["definitions"].values())  # (own:with what it uses)
     assert len(rec["ran_on"]) == len(rec["seeds"])
     assert rec["claims"], "no claims recorded"
     ids = [c["id"] for c in rec["claims"]]

@@ -5,15 +5,14 @@ A notebook of the book checks each claim of its paper with
 book's scorecard, ``lupikit paper`` and ``lupikit sweep`` read it back. One
 module per concern:
 
-- :mod:`lupikit.claims._recorder` -- :class:`Claims`, the verdicts
-  (:data:`VERDICTS` and their groups :data:`HELD`, :data:`UNMEASURED`) and
-  the relations to the paper (:data:`RELATIONS`);
-- :mod:`lupikit.claims._reading` -- :func:`read_claims` and
-  :func:`read_run_parameters`, the records of an executed notebook;
-- :mod:`lupikit.claims._fingerprint` -- what a paper-scale record ran and
-  whether it is stale (:func:`fingerprints`, :func:`check_fingerprint`);
-- :mod:`lupikit.claims._provenance` -- :func:`provenance` and
-  :func:`find_paper_result`.
+- ``_recorder`` -- :class:`Claims`, the verdicts (``VERDICTS`` and their
+  groups ``HELD`` and ``UNMEASURED``) and the relations to the paper
+  (``RELATIONS``);
+- ``_reading`` -- :func:`read_claims` and :func:`read_run_parameters`, the
+  records of an executed notebook;
+- ``_fingerprint`` -- what a paper-scale record ran and whether it is stale
+  (:func:`fingerprints`, :func:`check_fingerprint`);
+- ``_provenance`` -- :func:`provenance` and :func:`find_paper_result`.
 
 Examples
 --------

@@ -703,13 +703,13 @@ def code_fingerprint(path, *, root=None, outside_definitions=()):
     path : path-like
         The notebook.
     root, outside_definitions
-        See :func:`definition_hashes`.
+        See ``definition_hashes``.
 
     Returns
     -------
     dict
-        ``scheme`` (:data:`SCHEME`), ``notebook`` (:func:`notebook_hash`) and
-        ``definitions`` (:func:`definition_hashes`).
+        ``scheme`` (``SCHEME``), ``notebook`` (the hash of the notebook's code,
+        ``notebook_hash``) and ``definitions`` (``definition_hashes``).
 
     Examples
     --------
@@ -725,7 +725,7 @@ def code_fingerprint(path, *, root=None, outside_definitions=()):
 
 
 def library_versions():
-    """The versions of Python and of the libraries that fit the models (:data:`VERSIONED`), installed now."""
+    """The versions of Python and of the libraries that fit the models (``VERSIONED``), installed now."""
     out = {"python": sys.version.split()[0]}
     for dist in VERSIONED:
         try:

@@ -313,7 +313,7 @@ class Claims:
             t-test"``): the claim is recorded as ``"not computable"`` with this
             reason, whatever ``value`` and ``holds`` are.
         relation : {"paper", "reformulated", "cited", "book"}, default="paper"
-            How the claim relates to the paper (:data:`RELATIONS`).
+            How the claim relates to the paper (``RELATIONS``).
         how : str or None
             For a reformulated claim (required there): how the check differs
             from the paper's own criterion (stricter or looser, and in what).
