@@ -389,7 +389,7 @@ def scorecard_markdown(data, preset, parts=PARTS, figure=None):
         f"This build: preset `{preset}`. Paper-scale values: `results/paper/`, recorded by "
         "`lupikit paper`; *stale* marks a value recorded before the notebook's code, a library "
         "definition its run can execute or a data file it read last changed (the "
-        "{doc}`Execution status </book/execution>` page names what changed). Another release of NumPy, "
+        "Execution status page names what changed). Another release of NumPy, "
         "SciPy, scikit-learn, pandas, XGBoost, HiGHS or CVXOPT than the one a record ran on is "
         "shown there and does not make the record stale.",
         "",
