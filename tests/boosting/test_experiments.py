@@ -54,8 +54,11 @@ def test_compare_models_against_manual_loop():
 def _fit_rows(task, n_repeats, seed, validation_fraction=0.2):
     from sklearn.model_selection import train_test_split
     sss = StratifiedShuffleSplit(n_splits=n_repeats, test_size=0.3, random_state=np.random.RandomState(seed))
+    # each split's validation rows from its own child of SeedSequence(seed)
+    children = np.random.SeedSequence(seed).spawn(n_repeats)
     for rep, (tr, te) in enumerate(sss.split(task.X, task.y)):
-        fit, val = train_test_split(tr, test_size=validation_fraction, stratify=task.y[tr], random_state=seed + rep)
+        fit, val = train_test_split(tr, test_size=validation_fraction, stratify=task.y[tr],
+                                    random_state=int(children[rep].generate_state(1)[0]))
         yield rep, fit, val, te
 
 

@@ -323,3 +323,51 @@ def test_soft_label_objective_on_an_empty_matrix():
         d = xgb.DMatrix(np.empty((0, 2)), label=np.empty(shape))
         g, h = soft_label_objective(np.empty(shape, dtype=np.float32), d)
         assert g.shape == h.shape == shape
+
+
+def _fresh_sketches(monkeypatch):
+    """No quantile sketch is reused: every fit sketches its rows itself."""
+    from lupikit.boosting import _hist
+    monkeypatch.setattr(_hist, "_MAX_SKETCHES", 0)
+    _hist._SKETCHES.matrices = None
+
+
+@pytest.mark.parametrize("K", [2, 3])
+def test_reused_quantile_sketches_give_the_models_of_fresh_ones(K, monkeypatch):
+    # one comparison's models on the same rows, in an order that reuses every
+    # sketch (NF unweighted, KbPIB and JPIB weighted, two alphas), are those
+    # fitted with a sketch of their own, to the bit
+    from lupikit.boosting import _hist
+    X, Xs, y = make_lupi_classification(n_samples=600, n_classes=K, random_state=3)[:3]
+    specs = [("nf", 0.0), ("kbpib", 1.0), ("jpib", 1.0), ("kbpib", 4.0), ("nf", 0.0), ("jpib", 1.0)]
+
+    def fit_all():
+        out = []
+        for mode, a in specs:
+            m = PBC(mode=mode, alpha=a, n_estimators=15, max_depth=3, random_state=0, n_jobs=1)
+            m.fit(X, y, privileged_features=Xs)
+            out.append(m.predict_proba(X))
+        return out
+
+    _hist._SKETCHES.matrices = None
+    reused = fit_all()
+    assert len(_hist._SKETCHES.matrices) >= 2  # the sketches were kept and reused
+    with monkeypatch.context() as mp:
+        _fresh_sketches(mp)
+        fresh = fit_all()
+    for a, b in zip(reused, fresh):
+        np.testing.assert_array_equal(a, b)
+
+
+def test_jpib_with_the_privileged_features_equal_to_x_shares_one_matrix(monkeypatch):
+    # X* = X: one matrix serves the student and the privileged model, whose labels
+    # differ every round; each update sets its own first
+    X, _, y = make_lupi_classification(n_samples=400, random_state=4)[:3]
+    fit = lambda: PBC(mode="jpib", alpha=1.0, n_estimators=10, random_state=0,  # noqa: E731
+                      n_jobs=1).fit(X, y, privileged_features=X.copy())
+    reused = fit()
+    with monkeypatch.context() as mp:
+        _fresh_sketches(mp)
+        fresh = fit()
+    np.testing.assert_array_equal(reused.predict_proba(X), fresh.predict_proba(X))
+    np.testing.assert_array_equal(reused.predict_privileged_proba(X), fresh.predict_privileged_proba(X))

@@ -162,3 +162,23 @@ def test_benchmark_rows_seeds_and_table():
 def test_benchmark_bad_arguments(kwargs, match):
     with pytest.raises(ValueError, match=match):
         selection_benchmark(**kwargs)
+
+
+@pytest.mark.parametrize("l1_ratio", [0.0, 0.5])
+def test_warm_start_along_a_grid_gives_the_cold_solutions(l1_ratio):
+    # the problem is convex: a start from the previous alpha's solution ends at the
+    # same optimum (its optimality conditions hold) in fewer iterations overall
+    X, y, _ = make_ordinal_benchmark(3, random_state=0)
+    warm = OrdinalElasticNet(l1_ratio=l1_ratio, warm_start=True)
+    n_warm = n_cold = 0
+    for alpha in (1.0, 0.1, 0.01, 1e-3):
+        warm.set_params(alpha=alpha).fit(X, y)
+        cold = OrdinalElasticNet(alpha=alpha, l1_ratio=l1_ratio).fit(X, y)
+        assert _kkt(warm, X, y) < 1e-6
+        np.testing.assert_allclose(warm.coef_, cold.coef_, atol=1e-5)
+        np.testing.assert_allclose(warm.thresholds_, cold.thresholds_, atol=1e-5)
+        n_warm, n_cold = n_warm + warm.n_iter_, n_cold + cold.n_iter_
+    assert n_warm < n_cold
+    # another label set (or width) starts cold
+    warm.fit(X[:, :3], y)
+    assert warm.coef_.shape == (3,) and _kkt(warm, X[:, :3], y) < 1e-6

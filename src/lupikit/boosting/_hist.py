@@ -34,6 +34,10 @@ This module runs on NumPy arrays on one machine; :mod:`._hist_dask` runs the
 same recipes on dask collections through ``xgboost.dask``.
 """
 
+import hashlib
+import threading
+from collections import OrderedDict
+
 import numpy as np
 import xgboost as xgb
 from joblib import effective_n_jobs
@@ -188,15 +192,69 @@ def tile_init(init, n):
     return np.tile(init, (n, 1))
 
 
+#: quantile sketches kept per thread (see :func:`_train_matrix`)
+_SKETCHES = threading.local()
+_MAX_SKETCHES = 4
+
+
+def _sketch_key(X, weight, params):
+    """What a QuantileDMatrix's bins depend on: the rows' bytes, the weights
+    (a constant weight by its value: XGBoost's weighted sketch differs from
+    the unweighted one), ``max_bin`` and the threads; None for a pandas
+    frame (not cached)."""
+    if not isinstance(X, np.ndarray):
+        return None
+    digest = hashlib.blake2b(digest_size=16)
+    digest.update(repr((X.shape, X.dtype.str)).encode())
+    digest.update(np.ascontiguousarray(X).data)
+    if weight is not None and np.ndim(weight):
+        weight = np.asarray(weight, dtype=np.float64)
+        if np.all(weight == weight[0]):
+            weight = float(weight[0])
+        else:
+            digest.update(weight.tobytes())
+            weight = "rows"
+    elif weight is not None:
+        weight = float(weight)
+    return digest.hexdigest(), weight, params["max_bin"], params.get("nthread", -1) or -1
+
+
 def _train_matrix(X, label, weight, init, params):
+    """The training matrix of ``X`` with its labels, weights and start score.
+
+    Its quantile sketch (the bins, a pass over every row and most of a small
+    model's fit) is reused within a thread for the same rows, weights and
+    ``max_bin``: the models of one comparison fitted on the same training
+    rows (NF, KbPIB, soft labels, JPIB, their tuning grids) sketch them
+    once. Labels, weights and the base margin are set on every use, and the
+    matrix is the one a fresh sketch would give (same key, same bins).
+    """
     if weight is not None and np.ndim(weight) == 0:
         weight = np.full(X.shape[0], float(weight))
+    margin = tile_init(init, X.shape[0])
+    key = _sketch_key(X, weight, params)
+    cache = getattr(_SKETCHES, "matrices", None)
+    if cache is None:
+        cache = _SKETCHES.matrices = OrderedDict()
+    if key is not None and key in cache:
+        cache.move_to_end(key)
+        dtrain = cache[key]
+        dtrain.set_label(label)
+        if weight is not None:
+            dtrain.set_weight(weight)
+        dtrain.set_base_margin(margin)
+        return dtrain
     # enable_categorical: pandas' categorical columns are split on as categories
-    return xgb.QuantileDMatrix(
-        X, label=label, weight=weight, base_margin=tile_init(init, X.shape[0]),
+    dtrain = xgb.QuantileDMatrix(
+        X, label=label, weight=weight, base_margin=margin,
         max_bin=params["max_bin"], nthread=params.get("nthread", -1) or -1,
         enable_categorical=True,
     )
+    if key is not None:
+        cache[key] = dtrain
+        while len(cache) > _MAX_SKETCHES:
+            cache.popitem(last=False)
+    return dtrain
 
 
 class _Validation:
@@ -273,6 +331,7 @@ def boost_jpib(X, X_star, Y, alpha, init, *, params, n_rounds, objective=None,
     binary = Y.shape[1] == 2
     hard = Y[:, 1] if binary else Y
     w = np.full(X.shape[0], 1.0 + alpha)
+    # (X* equal to X gives one matrix for both: each update sets its labels first)
     d_s = _train_matrix(X, hard, w, init, params)
     d_p = _train_matrix(X_star, hard, w, init, params)
     val = _validation(X_val, Y_val, init, params, n_iter_no_change, tol)

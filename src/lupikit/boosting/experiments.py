@@ -111,16 +111,18 @@ def _one_split(models, task, tr, te, rep, privileged_only, memory):
     X, Xs, y, S = task.X, task.X_star, task.y, task.sensitive
     S_te = None if S is None else S[te]
     fit_predict = memory.cache(_fit_predict)
+    # the split's rows, taken once for all the models
+    X_tr, Xs_tr, y_tr, X_te = X[tr], Xs[tr], y[tr], X[te]
     rows = []
     for name, est in models.items():
         if privileged_only and name == privileged_only:
-            proba = fit_predict(est, Xs[tr], y[tr], None, Xs[te])
+            proba = fit_predict(est, Xs_tr, y_tr, None, Xs[te])
         else:
             params = est.get_params()
             uses_priv = "teacher" in params or params.get("mode", "nf") != "nf"
-            proba = fit_predict(est, X[tr], y[tr], Xs[tr] if uses_priv else None, X[te])
+            proba = fit_predict(est, X_tr, y_tr, Xs_tr if uses_priv else None, X_te)
         rows.append({"dataset": task.name, "model": name, "rep": rep,
-                     **_score(y[te], proba, S_te, float(np.mean(y[tr])))})
+                     **_score(y[te], proba, S_te, float(np.mean(y_tr)))})
     return rows
 
 
@@ -560,24 +562,29 @@ def gain_correlation(mean, *, privileged="PF", baseline="NF", models=("KbPIB", "
 
 
 def _grid_split(task, tr, te, rep, *, alphas, checkpoints, params, validation_fraction, seed):
-    """Fit NF, KbPIB and JPIB (every alpha) once with max(checkpoints) trees on the same rows."""
-    from sklearn.model_selection import train_test_split
+    """Fit NF, KbPIB and JPIB (every alpha) once with max(checkpoints) trees on the same rows.
 
+    ``seed`` (a :class:`numpy.random.SeedSequence`, this split's own) draws
+    the validation rows."""
+    from sklearn.model_selection import train_test_split
 
     X, Xs, y = task.X, task.X_star, task.y
     fit, val = train_test_split(tr, test_size=validation_fraction, stratify=y[tr],
-                                random_state=seed + rep)
+                                random_state=int(seed.generate_state(1)[0]))
     n_max = max(checkpoints)
     grid = [("NF", 0.0)] + [(m, float(a)) for m in ("KbPIB", "JPIB") for a in alphas]
+    # the rows, taken once for all the models
+    X_fit, Xs_fit, y_fit, X_val, X_te = X[fit], Xs[fit], y[fit], X[val], X[te]
     rows = []
     for name, a in grid:
         est = PrivilegedBoostingClassifier(mode=name.lower(), alpha=a, n_estimators=n_max,
                                            n_iter_no_change=None, **params)
-        kw = {} if name == "NF" else {"privileged_features": Xs[fit]}
-        est.fit(X[fit], y[fit], **kw)
+        kw = {} if name == "NF" else {"privileged_features": Xs_fit}
+        est.fit(X_fit, y_fit, **kw)
+        Xv, Xt = est._check_X(X_val), est._check_X(X_te)
         for t in checkpoints:
-            m_val = predict_margin(est.booster_, est._check_X(X[val]), est._init, (0, t))
-            m_te = predict_margin(est.booster_, est._check_X(X[te]), est._init, (0, t))
+            m_val = predict_margin(est.booster_, Xv, est._init, (0, t))
+            m_te = predict_margin(est.booster_, Xt, est._init, (0, t))
             pred = (np.asarray(m_te) > 0).astype(int)
             rows.append({"dataset": task.name, "rep": rep, "model": name, "alpha": a, "n_trees": int(t),
                          "val_auc": roc_auc_score(y[val], m_val), "auc": roc_auc_score(y[te], m_te),
@@ -593,7 +600,8 @@ def tuned_comparison(task, *, alphas=(0.25, 1.0, 4.0), checkpoints=(25, 50, 100,
 
     The splits are those of :func:`compare_models` with the same
     ``random_state`` and ``n_repeats``. In every split the training rows are
-    cut once more (stratified) into fitting rows and a validation part,
+    cut once more (stratified, drawn from that split's own child of
+    ``numpy.random.SeedSequence(random_state)``) into fitting rows and a validation part,
     shared by all models; each model is fitted once per alpha on the fitting
     rows with ``max(checkpoints)`` trees, without early stopping (JPIB's
     private hold-out is off), and scored after each checkpoint's number of
@@ -638,9 +646,11 @@ def tuned_comparison(task, *, alphas=(0.25, 1.0, 4.0), checkpoints=(25, 50, 100,
     sss = StratifiedShuffleSplit(n_splits=n_repeats, test_size=test_size,
                                  random_state=check_random_state(random_state))
     params = dict(max_depth=max_depth, learning_rate=learning_rate, random_state=random_state, n_jobs=1)
+    # each split's validation rows from its own child of random_state
+    seeds = np.random.SeedSequence(random_state).spawn(n_repeats)
     out = Parallel(n_jobs=n_jobs)(
         delayed(_grid_split)(task, tr, te, r, alphas=tuple(alphas), checkpoints=tuple(sorted(checkpoints)),
-                             params=params, validation_fraction=validation_fraction, seed=random_state)
+                             params=params, validation_fraction=validation_fraction, seed=seeds[r])
         for r, (tr, te) in enumerate(sss.split(task.X, task.y)))
     return pd.DataFrame([row for rows in out for row in rows])
 

@@ -42,6 +42,9 @@ class OrdinalElasticNet(ClassifierMixin, BaseEstimator):
     L-BFGS-B (``scipy.optimize``) on the split :math:`w = w^+ - w^-`,
     :math:`w^\pm \ge 0`, which makes the L1 term linear and the objective
     smooth; a weight whose two halves end at their bound 0 is exactly 0.
+    Without an L1 term (``l1_ratio=0``) the objective is smooth in :math:`w`
+    itself, which L-BFGS then optimises directly (half the variables, and no
+    flat direction :math:`w^+ + w^-` to crawl along).
 
     Parameters
     ----------
@@ -54,6 +57,10 @@ class OrdinalElasticNet(ClassifierMixin, BaseEstimator):
     tol : float, default=1e-8
         Tolerance of L-BFGS-B on the projected gradient (``gtol``) and on the
         relative change of the objective (``ftol``).
+    warm_start : bool, default=False
+        Start from the previous fit's solution (same labels and features),
+        e.g. along a grid of ``alpha``; the problem is convex, so only the
+        iterations change.
 
     Attributes
     ----------
@@ -92,13 +99,15 @@ class OrdinalElasticNet(ClassifierMixin, BaseEstimator):
         "l1_ratio": [UNIT_CLOSED],
         "max_iter": [POSITIVE_INT],
         "tol": [POSITIVE],
+        "warm_start": ["boolean"],
     }
 
-    def __init__(self, alpha=0.01, l1_ratio=0.5, max_iter=1000, tol=1e-8):
+    def __init__(self, alpha=0.01, l1_ratio=0.5, max_iter=1000, tol=1e-8, warm_start=False):
         self.alpha = alpha
         self.l1_ratio = l1_ratio
         self.max_iter = max_iter
         self.tol = tol
+        self.warm_start = warm_start
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y):
@@ -130,28 +139,36 @@ class OrdinalElasticNet(ClassifierMixin, BaseEstimator):
         # s_ij = +1 where sample i must lie above threshold j, -1 where below
         S = np.where(yb[:, None] > np.arange(k)[None, :], 1.0, -1.0)
         a, rho = float(self.alpha), float(self.l1_ratio)
+        # ridge: w itself is free (no split); otherwise w = w+ - w-, both >= 0
+        n_w = d if rho == 0.0 else 2 * d
 
         def objective(z):
-            w = z[:d] - z[d:2 * d]
-            theta = z[2 * d:]
+            w = z[:d] if n_w == d else z[:d] - z[d:2 * d]
+            theta = z[n_w:]
             m = S * ((X @ w)[:, None] - theta[None, :])
             loss = np.logaddexp(0.0, -m).sum() / n
             g = -S * expit(-m) / n  # derivative of the loss in (f_i - theta_j)
             gw = X.T @ g.sum(axis=1) + a * (1 - rho) * w
-            value = loss + a * (rho * z[:2 * d].sum() + 0.5 * (1 - rho) * w @ w)
-            return value, np.concatenate([gw + a * rho, -gw + a * rho, -g.sum(axis=0)])
+            value = loss + a * (rho * z[:n_w].sum() + 0.5 * (1 - rho) * w @ w)
+            grad_w = gw if n_w == d else np.concatenate([gw + a * rho, -gw + a * rho])
+            return value, np.concatenate([grad_w, -g.sum(axis=0)])
 
-        # start from w = 0 and the thresholds that are optimal for it (logits of the
-        # cumulative class shares)
-        below = np.cumsum(np.bincount(yb, minlength=k + 1))[:k] / n
-        z0 = np.concatenate([np.zeros(2 * d), np.log(below / (1 - below))])
-        bounds = [(0.0, None)] * (2 * d) + [(None, None)] * k
+        # start from the previous fit (warm_start), or from w = 0 and the thresholds
+        # that are optimal for it (logits of the cumulative class shares)
+        if self._can_warm_start(classes, d):
+            w0, theta0 = self.coef_, self.thresholds_
+        else:
+            below = np.cumsum(np.bincount(yb, minlength=k + 1))[:k] / n
+            w0, theta0 = np.zeros(d), np.log(below / (1 - below))
+        halves = [w0] if n_w == d else [np.maximum(w0, 0.0), np.maximum(-w0, 0.0)]
+        z0 = np.concatenate(halves + [theta0])
+        bounds = [(None if n_w == d else 0.0, None)] * n_w + [(None, None)] * k
         options = {"maxiter": self.max_iter, "gtol": self.tol, "ftol": 64 * np.finfo(float).eps}
         res = minimize(objective, z0, jac=True, method="L-BFGS-B", bounds=bounds, options=options)
         # a weight with both halves positive pays its L1 norm twice and cannot be optimal;
         # the quasi-Newton steps can stall there on exactly collinear columns, so restart
         # from the canonical split (which lowers the objective) until it holds
-        for _ in range(5):
+        for _ in range(5 if n_w == 2 * d else 0):
             wp, wm = res.x[:d], res.x[d:2 * d]
             if not np.any(np.minimum(wp, wm) > 0):
                 break
@@ -165,11 +182,17 @@ class OrdinalElasticNet(ClassifierMixin, BaseEstimator):
                           f"({res.message}); raise max_iter or alpha.", ConvergenceWarning,
                           stacklevel=2)
         self.classes_ = classes
-        self.coef_ = res.x[:d] - res.x[d:2 * d]
-        self.thresholds_ = np.sort(res.x[2 * d:])
+        self.coef_ = res.x[:d] if n_w == d else res.x[:d] - res.x[d:2 * d]
+        self.thresholds_ = np.sort(res.x[n_w:])
         self.objective_ = float(res.fun)
         self.n_iter_ = int(res.nit)
         return self
+
+    def _can_warm_start(self, classes, n_features):
+        """Whether ``warm_start`` can start from the current fit: one of the
+        same labels and number of features."""
+        return (self.warm_start and hasattr(self, "coef_")
+                and np.array_equal(self.classes_, classes) and self.coef_.shape[0] == n_features)
 
     # the prediction of a threshold model is the same as the LP model's: the bin of
     # X @ coef_ between the sorted thresholds

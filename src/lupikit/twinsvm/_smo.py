@@ -71,7 +71,7 @@ from scipy.linalg import cho_factor, cho_solve
 from threadpoolctl import ThreadpoolController
 from sklearn.exceptions import ConvergenceWarning
 
-from ._interior_point import interior_point
+from ._interior_point import interior_point, low_rank_factor
 
 __all__ = ["smo_solve", "SMOResult"]
 
@@ -340,9 +340,11 @@ class _SMOState:
         self.n_iter = 0
         # floating-point operations spent by the active-set phase so far
         self.polish_work = 0.0
-        # iterations of the interior-point phase (run at most once)
+        # iterations of the interior-point phase (run at most once) and the
+        # low-rank factor of P its Newton systems use (None: dense)
         self.ipm_iter = 0
         self.ipm_done = False
+        self.low_rank = low_rank_factor(P)
         # fast phases that failed (their result was discarded) and whether
         # the active-set phase may still run
         self.fallbacks = {"interior_point": 0, "active_set": 0}
@@ -664,10 +666,18 @@ class _SMOState:
         ``_IPM_ITERS`` iterations of one Cholesky factorisation (``n^3 / 3``),
         the solves and products (``(8 + 2r) n^2``) and numpy's per-call
         overhead (measured: about five SMO iterations, ``5 *
-        _SMO_ITER_FLOPS_PER_VAR * n``, which matters only for small ``n``)."""
+        _SMO_ITER_FLOPS_PER_VAR * n``, which matters only for small ``n``).
+        With a rank-``k`` factor of ``P`` the factorisation is a Woodbury
+        update (``n k^2``) and each solve is checked by a product with ``P``
+        and refined (``(16 + 4r) n^2`` in all)."""
         n = float(self.n)
-        return _IPM_ITERS * (n ** 3 / 3.0 + (8.0 + 2.0 * self.A.shape[0]) * n * n
-                             + 5.0 * _SMO_ITER_FLOPS_PER_VAR * n)
+        r = self.A.shape[0]
+        if self.low_rank is not None:
+            k = float(self.low_rank.shape[1])
+            factor, products = n * k * k, (16.0 + 4.0 * r) * n * n
+        else:
+            factor, products = n ** 3 / 3.0, (8.0 + 2.0 * r) * n * n
+        return _IPM_ITERS * (factor + products + 5.0 * _SMO_ITER_FLOPS_PER_VAR * n)
 
     def interior_point_due(self):
         """Whether to run the interior-point phase now: once, when the work
@@ -729,7 +739,7 @@ class _SMOState:
         projection onto the equality constraints failed."""
         P, q, lo, hi, A = self.P, self.q, self.lo, self.hi, self.A
         b = A @ self.x  # the equality constraints the iterate satisfies
-        z, sl, wl, su, wu, it = interior_point(P, q, lo, hi, A, b)
+        z, sl, wl, su, wu, it = interior_point(P, q, lo, hi, A, b, low_rank=self.low_rank)
         self.ipm_iter = it
         z, sl, wl, su, wu = (np.asarray(v, dtype=np.float64) for v in (z, sl, wl, su, wu))
         if z.shape != self.x.shape or not np.all(np.isfinite(z)):
