@@ -173,3 +173,21 @@ def test_blocked_products_match(monkeypatch):
     np.testing.assert_allclose(ok.offset_gram_, ref.offset_gram_, atol=1e-12)
     np.testing.assert_allclose(ok.gram(X, S), O_ref, atol=1e-12)
     np.testing.assert_allclose(ok.cross(X[:50], S[:50], X), C_ref, atol=1e-12)
+
+
+def test_cross_against_plain_features_takes_the_new_points_cells_only(monkeypatch):
+    # <Z_new, phi(X_j)> needs the new points' cells, not their projections on the
+    # estimation points: the kernel against X_est is computed once (for X), not twice
+    X, S, Xe, Se = _data(40, 60, seed=5)
+    ok = ObliviousKernel(kernel="rbf", gamma=0.5).fit(Xe, Se)
+    Xn, Sn = X[:15], S[:15]
+    expected = ok.cross(Xn, Sn, X)
+    calls = []
+    kv = ok._kv
+    monkeypatch.setattr(ok, "_kv", lambda A, *a: calls.append(A.shape[0]) or kv(A, *a))
+    np.testing.assert_array_equal(ok.cross(Xn, Sn, X), expected)
+    assert calls == [X.shape[0]]
+    # by definition: the plain kernel plus the new point's projection term on phi(X_j)
+    b = ok.cells(Sn)
+    P = kv(X, ok.X_est_, ok.coef_matrix_)
+    np.testing.assert_allclose(expected, ok._k(Xn, X) + P[:, b].T, atol=1e-12)

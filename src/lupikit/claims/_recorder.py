@@ -241,7 +241,7 @@ class Claims:
             record, stale = found
             self._paper = {c["id"]: c for c in record.get("claims", [])}
             self._paper_note = f"recorded {record.get('executed_at', '?')[:10]}" + (
-                ", stale: the notebook or its part's code changed since" if stale else "")
+                ", stale: the notebook, the library code it runs or the data it reads changed since" if stale else "")
         if display and _display is not None:
             prov = provenance()
             params = ", ".join(f"`{k}={v!r}`" for k, v in self.parameters.items() if k != "preset")

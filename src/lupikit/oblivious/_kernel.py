@@ -331,14 +331,15 @@ class ObliviousKernel(BaseEstimator):
                                 "cells(sensitive_features)")
         return self.partition_.transform(S)
 
-    def _prepare(self, X, S, name="X", method="gram"):
+    def _prepare(self, X, S, name="X", method="gram", projections=True):
+        """Checked ``X``, its cells and (``projections``) ``P = K(X, X_est) V``."""
         check_is_fitted(self, "coef_matrix_")
         X = self._check_X(X, name)
         call = (f"{method}(X, sensitive_features)" if method != "cross"
                 else "cross(X_new, S_new, X, S=None)")
         S = check_sensitive_for(S, X.shape[0], type(self).__name__, method, call)
         cells = self.partition_.transform(S)
-        P = self._kv(X, self.X_est_, self.coef_matrix_)
+        P = self._kv(X, self.X_est_, self.coef_matrix_) if projections else None
         return X, cells, P
 
     def gram(self, X, sensitive_features):
@@ -380,7 +381,8 @@ class ObliviousKernel(BaseEstimator):
         C : ndarray of shape (m, n)
             ``cross(X, S, X, S)`` equals ``gram(X, S)``.
         """
-        Xn, bn, Pn = self._prepare(X_new, S_new, "X_new", method="cross")
+        # with S None only the new points' cells enter, not their projections
+        Xn, bn, Pn = self._prepare(X_new, S_new, "X_new", method="cross", projections=S is not None)
         X = self._check_X(X)
         K = self._k(Xn, X)
         L1 = self.n_cells_ + 1

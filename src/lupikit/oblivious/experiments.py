@@ -194,9 +194,14 @@ def embedding_error(n_samples, *, s_dim=0, n_bins=None, tau=0.5, kernel_gamma=1.
         if sel.size == 0:
             continue
         self_term = 0.0
-        for start in range(0, xa.size, 2048):  # blocks keep memory at O(2048 n)
-            d = xa[start:start + 2048, None] - xa[None, :]
-            self_term += np.exp(-g * d**2).sum()
+        # blocks of 2048 rows keep memory at O(2048 n), computed in place in one buffer
+        buf = np.empty((min(2048, xa.size), xa.size))
+        for start in range(0, xa.size, 2048):
+            d = buf[:min(2048, xa.size - start)]
+            np.subtract(xa[start:start + 2048, None], xa[None, :], out=d)
+            np.square(d, out=d)
+            d *= -g
+            self_term += np.exp(d, out=d).sum()
         self_term /= xa.size**2
         cross = c1 * np.exp(-w1 * (xa[None, :] - m_eval[sel, None]) ** 2).mean(axis=1)
         err2[sel] = self_term - 2.0 * cross + c2
