@@ -243,6 +243,48 @@ def test_no_import_cycle_inside_lupikit():
             dfs(module)
 
 
+def _cross_package_private_imports(path, text=None):
+    """``from`` imports of ``path`` (or of ``text`` as if it were that file) that
+    reach into another package of lupikit by a private submodule
+    (``lupikit.classroom._notebooks``) or take a private name."""
+    parts = path.relative_to(SRC.parent).with_suffix("").parts
+    package = parts[1] if len(parts) > 2 else None
+    found = []
+    for node in ast.walk(ast.parse(path.read_text() if text is None else text)):
+        if not isinstance(node, ast.ImportFrom):
+            continue
+        if node.level:
+            base = list(parts[: len(parts) - node.level])
+            target = base + (node.module.split(".") if node.module else [])
+        elif (node.module or "").startswith("lupikit"):
+            target = node.module.split(".")
+        else:
+            continue
+        other = target[1] if len(target) > 1 else None
+        if other == package:
+            continue
+        private = [t for t in target[2:] if t.startswith("_")]
+        private += [a.name for a in node.names if a.name.startswith("_")]
+        if private:
+            found.append(f"{'.'.join(target)} ({', '.join(private)})")
+    return found
+
+
+def test_no_private_name_imported_across_packages():
+    """A package uses another's public names only: a private module or name stays
+    inside its package (a shared helper is made public where it lives)."""
+    found = {str(f.relative_to(ROOT)): _cross_package_private_imports(f) for f in sorted(SRC.rglob("*.py"))}
+    assert {f: v for f, v in found.items() if v} == {}
+
+
+def test_the_private_import_check_catches_one():
+    paths = SRC / "_book" / "paths.py"
+    assert _cross_package_private_imports(paths) == []
+    text = ("from ..classroom._notebooks import is_exercise_notebook\n"
+            "from lupikit.claims import _fmt\nfrom .errors import _private_is_fine_here\n")
+    assert len(_cross_package_private_imports(paths, text)) == 2
+
+
 def test_no_lupikit_import_inside_a_function():
     """Imports of lupikit's own modules sit at module level (none hides a cycle)."""
     hidden = {str(f.relative_to(ROOT)): _imports_at(f, top_level=False)

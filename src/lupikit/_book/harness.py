@@ -26,10 +26,8 @@ notebook itself is set up here, so that the notebooks carry only the science:
   ``n_jobs`` parameters) run on the cluster; with ``LUPIKIT_SEQUENTIAL_LOOPS``
   (``lupikit paper`` with a notebook per core), joblib's sequential backend,
   so that a notebook's loops do not contend with the other notebooks for the
-  cores. Measured: ``twinsvm/uci`` at the paper preset, beside another
-  notebook on a machine doing nothing else, took 696 s a seed with its loops
-  one task at a time, against 989 s a seed recorded with its two workers
-  (``results/benchmarks/paper_run.json`` has every notebook's times);
+  cores (the paper run's benchmark, ``results/benchmarks/paper_run.json``,
+  has every notebook's time per seed before and after);
 - with ``LUPIKIT_DATA_LOG`` (``lupikit paper``, one file per seed), every data
   file that the kernel or a process it starts (joblib's workers) opens below
   the folders of ``LUPIKIT_DATA_ROOTS`` (the data home and the package's

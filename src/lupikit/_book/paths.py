@@ -20,7 +20,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..classroom._notebooks import EXERCISE_PREFIX, is_exercise_notebook
+from ..classroom import EXERCISE_PREFIX, is_exercise_notebook
 from .errors import BookError
 
 __all__ = ["GENERATED", "BookPaths", "EXERCISE_PREFIX", "book_paths", "checkout_paths", "find_notebooks_dir",

@@ -40,7 +40,7 @@ _HOMES = {
     "HIDDEN_NOTE": "_markup", "hide_hidden_tests": "_markup",
     "Question": "_markup", "read_questions": "_markup", "strip_solution_blocks": "_markup",
     "student_notebook": "_markup",
-    "is_exercise_notebook": "_notebooks",
+    "EXERCISE_PREFIX": "_notebooks", "is_exercise_notebook": "_notebooks",
     "make_pack": "_pack", "pinned_requirements": "_pack",
     "read_roster": "_roster", "variant_for": "_variants", "read_roster_table": "_roster",
     "written_exercises": "_written",
@@ -61,6 +61,7 @@ def __dir__():
 
 
 __all__ = [
+    "EXERCISE_PREFIX",
     "Editions",
     "GradeReport",
     "HIDDEN_NOTE",
