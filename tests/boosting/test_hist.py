@@ -325,6 +325,19 @@ def test_soft_label_objective_on_an_empty_matrix():
         assert g.shape == h.shape == shape
 
 
+def _count_sketches(monkeypatch):
+    """Record the shape of every QuantileDMatrix built."""
+    from lupikit.boosting import _hist
+    built, real = [], _hist.xgb.QuantileDMatrix
+
+    def counted(X, *args, **kwargs):
+        built.append(X.shape)
+        return real(X, *args, **kwargs)
+
+    monkeypatch.setattr(_hist.xgb, "QuantileDMatrix", counted)
+    return built
+
+
 def _fresh_sketches(monkeypatch):
     """No quantile sketch is reused: every fit sketches its rows itself."""
     from lupikit.boosting import _hist
@@ -335,11 +348,11 @@ def _fresh_sketches(monkeypatch):
 @pytest.mark.parametrize("K", [2, 3])
 def test_reused_quantile_sketches_give_the_models_of_fresh_ones(K, monkeypatch):
     # one comparison's models on the same rows, in an order that reuses every
-    # sketch (NF unweighted, KbPIB and JPIB weighted, two alphas), are those
-    # fitted with a sketch of their own, to the bit
+    # sketch (NF unweighted, KbPIB and JPIB weighted), are those fitted with a
+    # sketch of their own, to the bit
     from lupikit.boosting import _hist
     X, Xs, y = make_lupi_classification(n_samples=600, n_classes=K, random_state=3)[:3]
-    specs = [("nf", 0.0), ("kbpib", 1.0), ("jpib", 1.0), ("kbpib", 4.0), ("nf", 0.0), ("jpib", 1.0)]
+    specs = [("nf", 0.0), ("kbpib", 1.0), ("jpib", 1.0), ("nf", 0.0), ("jpib", 1.0), ("kbpib", 1.0)]
 
     def fit_all():
         out = []
@@ -349,9 +362,12 @@ def test_reused_quantile_sketches_give_the_models_of_fresh_ones(K, monkeypatch):
             out.append(m.predict_proba(X))
         return out
 
-    _hist._SKETCHES.matrices = None
+    built = _count_sketches(monkeypatch)
     reused = fit_all()
-    assert len(_hist._SKETCHES.matrices) >= 2  # the sketches were kept and reused
+    # NF sketches X unweighted, KbPIB and JPIB X weighted, KbPIB's teacher X*
+    # unweighted and JPIB's privileged trees X* weighted: four sketches serve the
+    # ten training matrices of the six fits
+    assert len(built) == 4
     with monkeypatch.context() as mp:
         _fresh_sketches(mp)
         fresh = fit_all()
@@ -365,7 +381,9 @@ def test_jpib_with_the_privileged_features_equal_to_x_shares_one_matrix(monkeypa
     X, _, y = make_lupi_classification(n_samples=400, random_state=4)[:3]
     fit = lambda: PBC(mode="jpib", alpha=1.0, n_estimators=10, random_state=0,  # noqa: E731
                       n_jobs=1).fit(X, y, privileged_features=X.copy())
+    built = _count_sketches(monkeypatch)
     reused = fit()
+    assert len(built) == 1  # one matrix for the student and the privileged model
     with monkeypatch.context() as mp:
         _fresh_sketches(mp)
         fresh = fit()

@@ -58,7 +58,13 @@ def test_woodbury_path_matches_dense_path_and_cvxopt(seed, n, rank, bounds, n_eq
     P, q, lo, hi, A, b = _problem(rng, n, rank, bounds, n_eq)
     assert ipm.low_rank_factor(P) is not None
     dense = ipm.interior_point(P, q, lo, hi, A, b, low_rank=None)
-    fast = ipm.interior_point(P, q, lo, hi, A, b)
+    real, accepted = ipm._WoodburySolver.solve, []
+    ipm._WoodburySolver.solve = lambda self, R: accepted.append(real(self, R)) or accepted[-1]
+    try:
+        fast = ipm.interior_point(P, q, lo, hi, A, b)
+    finally:
+        ipm._WoodburySolver.solve = real
+    assert any(x is not None for x in accepted)  # the identity solved Newton systems
     z_d, z_f = dense[0], fast[0]
     scale = max(1.0, abs(_objective(P, q, z_d)))
     assert abs(_objective(P, q, z_f) - _objective(P, q, z_d)) <= 1e-8 * scale
@@ -90,34 +96,40 @@ def test_the_woodbury_path_runs_on_a_linear_kernel_dual():
 
 
 def test_an_inaccurate_woodbury_solve_is_refused_and_the_dense_path_takes_over():
-    # d spanning 26 orders of magnitude: the identity loses the small entries; the
-    # solver must say so (None) rather than return a wrong direction
+    # a factor that misses part of P (P = F F' + 10 I, the solver given F alone)
+    # with a diagonal below the missing part: the identity solves another system,
+    # refinement against the exact P diverges, and the solver must say so (None),
+    # not return it
     rng = np.random.default_rng(2)
     n = 400
-    F = rng.normal(size=(n, 5)) * 1e3
-    P = F @ F.T
-    d = np.where(np.arange(n) % 2 == 0, 1e-13, 1e13)
-    solver = ipm._WoodburySolver(P, F, d, np.abs(P).sum(axis=1))
-    r = rng.normal(size=n)
-    x = solver.solve(r)
-    if x is not None:  # accepted: then it is as accurate as a Cholesky solve
-        M = P + np.diag(d)
-        assert np.abs(M @ x - r).max() <= 1e-11 * (np.abs(r).max() + np.abs(M).sum(axis=1).max()
-                                                    * np.abs(x).max())
-    # an interior-point run whose solves are all refused ends as the dense run does
-    real = ipm._WoodburySolver.solve
-    try:
-        ipm._WoodburySolver.solve = lambda self, R: None
-        P2 = F[:, :3] @ F[:, :3].T / 1e6
-        q2, lo2, hi2 = -np.ones(n), np.zeros(n), np.ones(n)
-        A2, b2 = np.zeros((0, n)), np.zeros(0)
-        state = ipm._IPMState(P2, q2, lo2, hi2, A2, b2)
-        assert state.F is not None
-        z = ipm.interior_point(P2, q2, lo2, hi2, A2, b2)[0]
-    finally:
-        ipm._WoodburySolver.solve = real
-    z_dense = ipm.interior_point(P2, q2, lo2, hi2, A2, b2, low_rank=None)[0]
+    F = rng.normal(size=(n, 5))
+    P = F @ F.T + 10.0 * np.eye(n)
+    solver = ipm._WoodburySolver(P, F, np.full(n, 1e-3), np.abs(P).sum(axis=1))
+    assert solver.solve(rng.normal(size=n)) is None
+    # an interior-point run given that factor falls back at its first solve, before
+    # any move, and ends exactly as the dense run
+    q, lo, hi = -np.ones(n), np.zeros(n), np.ones(n)
+    A, b = np.zeros((0, n)), np.zeros(0)
+    state = ipm._IPMState(P, q, lo, hi, A, b, low_rank=F)
+    assert state.iterate(state.residuals())
+    assert state.low_rank_fallbacks == 1 and state.F is None
+    z = ipm.interior_point(P, q, lo, hi, A, b, low_rank=F)[0]
+    z_dense = ipm.interior_point(P, q, lo, hi, A, b, low_rank=None)[0]
     assert np.array_equal(z, z_dense)
+
+
+def _count_woodbury_solves(monkeypatch):
+    """Count the Woodbury solves that were accepted."""
+    accepted = []
+    real = ipm._WoodburySolver.solve
+
+    def counted(self, R):
+        X = real(self, R)
+        accepted.append(X is not None)
+        return X
+
+    monkeypatch.setattr(ipm._WoodburySolver, "solve", counted)
+    return accepted
 
 
 def test_smo_estimators_give_the_same_model_with_and_without_the_woodbury_path(monkeypatch):
@@ -133,11 +145,13 @@ def test_smo_estimators_give_the_same_model_with_and_without_the_woodbury_path(m
             monkeypatch.setattr(smo_module, "low_rank_factor", lambda P: None)
         else:
             monkeypatch.undo()
+            accepted = _count_woodbury_solves(monkeypatch)
         fits[mode] = [
             PinballTwinSVC(kernel="linear", C1=1.0, C2=1.0, tau=0.5).fit(X, y),
             PrivilegedPinballTwinSVC(kernel="linear", C1=1.0, C2=1.0, tau=0.5)
             .fit(X, y, privileged_features=Xs),
         ]
+    assert sum(accepted) > 0  # the interior-point phases ran on the identity
     for dense, fast in zip(fits["dense"], fits["low-rank"]):
         agree = np.mean(dense.predict(X) == fast.predict(X))
         assert agree >= 0.999

@@ -100,7 +100,8 @@ def _select_alpha(X, y, grid, cv, random_state):
 
     In each fold the grid is fitted from the largest alpha down, each fit
     starting from the previous one's solution (the problem is strictly
-    convex: the start changes only the iterations)."""
+    convex: the start changes the solution only within the solver's
+    tolerance)."""
     folds = _folds(X, y, cv, random_state)
     scores = np.zeros(len(grid))
     path = sorted(range(len(grid)), key=lambda i: -grid[i])

@@ -58,9 +58,10 @@ class OrdinalElasticNet(ClassifierMixin, BaseEstimator):
         Tolerance of L-BFGS-B on the projected gradient (``gtol``) and on the
         relative change of the objective (``ftol``).
     warm_start : bool, default=False
-        Start from the previous fit's solution (same labels and features),
-        e.g. along a grid of ``alpha``; the problem is convex, so only the
-        iterations change.
+        Start from the previous fit's solution, e.g. along a grid of
+        ``alpha`` (a fit with other labels or another number of features
+        starts cold); the problem is convex, so the solution changes only
+        within the solver's tolerance.
 
     Attributes
     ----------

@@ -130,9 +130,11 @@ _MAX_RANK = 200
 _MIN_LOW_RANK_N = 400
 
 #: a Woodbury solve is accepted when, row by row, ``|r - M x|`` is below
-#: this times ``|r| + ||M_i||_1 ||x||_inf`` (the size of a Cholesky solve's
-#: backward error, ``c n eps ||M|| ||x||``), after at most ``_REFINE``
-#: refinement steps
+#: this times ``|r| + ||M_i||_1 ||x||_inf`` after at most ``_REFINE``
+#: refinement steps: about the backward error of a Cholesky solve
+#: (``c n eps ||M|| ||x||``) at the sizes of the duals (a few thousand
+#: variables), and stricter for larger ones, where a refused solve costs
+#: time (the dense factorisation), never accuracy
 _SOLVE_RTOL = 1e-12
 _REFINE = 3
 
