@@ -179,6 +179,12 @@ def test_warm_start_along_a_grid_gives_the_cold_solutions(l1_ratio):
         np.testing.assert_allclose(warm.thresholds_, cold.thresholds_, atol=1e-5)
         n_warm, n_cold = n_warm + warm.n_iter_, n_cold + cold.n_iter_
     assert n_warm < n_cold
-    # another label set (or width) starts cold
+    # another width, or another label set, starts cold
     warm.fit(X[:, :3], y)
     assert warm.coef_.shape == (3,) and _kkt(warm, X[:, :3], y) < 1e-6
+    keep = y != y.max()
+    assert not warm._can_warm_start(np.unique(y[keep]), 3)
+    warm.fit(X[keep, :3], y[keep])
+    cold = OrdinalElasticNet(alpha=warm.alpha, l1_ratio=l1_ratio).fit(X[keep, :3], y[keep])
+    assert warm.thresholds_.shape == cold.thresholds_.shape
+    np.testing.assert_allclose(warm.coef_, cold.coef_, atol=1e-5)
