@@ -26,7 +26,7 @@ from pathlib import Path
 from importlib import metadata
 
 from ..claims import fingerprint, library_versions, read_run_parameters
-from ..datasets import get_cache_home
+from ..datasets import CACHE_ENV, get_cache_home
 from .cluster import harness_environment, submit_units, unit_key, where_this_runs
 from .errors import BookError
 from .execute import connect_scheduler, execute, executed_parameters
@@ -42,8 +42,6 @@ __all__ = ["MEMORY_ENV", "PaperTask", "fit_cache", "plan_paper", "record_paper",
 
 #: The environment variable that names the folder where notebooks cache fits shared between them.
 MEMORY_ENV = "LUPIKIT_MEMORY"
-#: The environment variable of the parsed data sets' cache (``lupikit.datasets.get_cache_home``).
-CACHE_ENV = "LUPIKIT_CACHE"
 _PACKAGE = Path(__file__).resolve().parents[1]
 
 

@@ -194,7 +194,9 @@ def tile_init(init, n):
 
 #: quantile sketches kept per thread (see :func:`_train_matrix`)
 _SKETCHES = threading.local()
-_MAX_SKETCHES = 4
+#: enough for a tuning grid's models on one split (X and X*, unweighted and at
+#: each KL weight); a sketch holds the rows' bin indices, a byte or two a value
+_MAX_SKETCHES = 16
 
 
 def _sketch_key(X, weight, params):

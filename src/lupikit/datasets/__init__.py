@@ -21,7 +21,8 @@ data of Part IV (:func:`make_additive_dependence`,
 :func:`make_student_grades`, :func:`make_oblivious_regression`).
 """
 
-from ._home import DATA_ENV, FILES, DataFile, fetch_file, file_status, get_cache_home, get_data_home, sha256_of
+from ._home import (CACHE_ENV, DATA_ENV, FILES, DataFile, fetch_file, file_status, get_cache_home, get_data_home,
+                    sha256_of)
 from ._info import DatasetInfo
 from ._catalog import MISSING, catalog, data_table
 from ._fairness import load_adult, load_adult_donini, load_adult_fairness, load_compas, load_german
@@ -62,6 +63,8 @@ from ._uci_more import (load_compound, load_dermatology, load_ecoli, load_page_b
                         load_soybean_small, load_zoo)
 
 __all__ = [
+    "CACHE_ENV",
+    "DATA_ENV",
     "DataFile",
     "DatasetInfo",
     "catalog",

@@ -183,7 +183,7 @@ class OrdinalElasticNet(ClassifierMixin, BaseEstimator):
                           f"({res.message}); raise max_iter or alpha.", ConvergenceWarning,
                           stacklevel=2)
         self.classes_ = classes
-        self.coef_ = res.x[:d] if n_w == d else res.x[:d] - res.x[d:2 * d]
+        self.coef_ = res.x[:d].copy() if n_w == d else res.x[:d] - res.x[d:2 * d]
         self.thresholds_ = np.sort(res.x[n_w:])
         self.objective_ = float(res.fun)
         self.n_iter_ = int(res.nit)

@@ -167,7 +167,7 @@ def _low_rank_factor(P, max_rank, rtol=1e-14):
             return F[:, :j]
         if j == max_rank:
             return None
-        col = P[:, i] - F[:, :j] @ F[i, :j]
+        col = P[i] - F[:, :j] @ F[i, :j]  # row i: column i of the symmetric P, contiguous
         col /= np.sqrt(d[i])
         F[:, j] = col
         d -= col * col
@@ -203,7 +203,10 @@ class _WoodburySolver:
         self.DF = F / d[:, None]
         C = F.T @ self.DF
         C.flat[:: C.shape[0] + 1] += 1.0
-        self.cC = cho_factor(C, lower=True, check_finite=False)
+        try:
+            self.cC = cho_factor(C, lower=True, check_finite=False)
+        except np.linalg.LinAlgError:  # I + F'D^{-1}F is SPD: only rounding fails it
+            raise _InexactSolve from None
 
     def _apply(self, R):
         d = self.d if R.ndim == 1 else self.d[:, None]
@@ -214,12 +217,13 @@ class _WoodburySolver:
         X = self._apply(R)
         d = self.d if R.ndim == 1 else self.d[:, None]
         row_norm = self.row_norm if R.ndim == 1 else self.row_norm[:, None]
-        for _ in range(_REFINE + 1):
+        for step in range(_REFINE + 1):
             E = R - (self.P @ X + d * X)
             bound = np.abs(R) + row_norm * np.abs(X).max(axis=0)
             if np.all(np.abs(E) <= _SOLVE_RTOL * bound):
                 return X
-            X = X + self._apply(E)
+            if step < _REFINE:
+                X = X + self._apply(E)
         return None
 
 
@@ -311,6 +315,8 @@ class _IPMState:
         self.b_scale = max(1.0, float(np.abs(b).max(initial=0.0)))
         #: ``F`` with ``P = F F'`` (None: dense factorisations) and the
         #: iterations that fell back from it to the dense factorisation
+        if isinstance(low_rank, str) and low_rank != "auto":
+            raise ValueError(f"low_rank={low_rank!r} must be 'auto', a factor F or None.")
         self.F = low_rank_factor(P) if isinstance(low_rank, str) else low_rank
         self.low_rank_fallbacks = 0
         self.P_row_norm = None if self.F is None else np.abs(P).sum(axis=1)

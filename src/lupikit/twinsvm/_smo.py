@@ -341,10 +341,12 @@ class _SMOState:
         # floating-point operations spent by the active-set phase so far
         self.polish_work = 0.0
         # iterations of the interior-point phase (run at most once) and the
-        # low-rank factor of P its Newton systems use (None: dense)
+        # low-rank factor of P its Newton systems use (None: dense; looked
+        # for once, when the phase may become due)
         self.ipm_iter = 0
         self.ipm_done = False
-        self.low_rank = low_rank_factor(P)
+        self.low_rank = None
+        self._factor_sought = False
         # fast phases that failed (their result was discarded) and whether
         # the active-set phase may still run
         self.fallbacks = {"interior_point": 0, "active_set": 0}
@@ -695,6 +697,15 @@ class _SMOState:
         if self.ipm_done:
             return False
         spent = _SMO_ITER_FLOPS_PER_VAR * self.n * self.n_iter + self.polish_work
+        if not self._factor_sought:
+            # the phase costs at least its products with P, factor or not: the
+            # factor is sought only once the work spent reaches that share
+            n, r = float(self.n), self.A.shape[0]
+            floor = _IPM_ITERS * ((8.0 + 2.0 * r) * n * n + 5.0 * _SMO_ITER_FLOPS_PER_VAR * n)
+            if spent < _IPM_SHARE * floor:
+                return False
+            self.low_rank = low_rank_factor(self.P)
+            self._factor_sought = True
         return spent >= _IPM_SHARE * self.interior_point_cost()
 
     def interior_point_phase(self):
