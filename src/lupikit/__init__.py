@@ -8,7 +8,7 @@ The library has one subpackage per paper of the companion book:
 - :mod:`lupikit.oblivious` -- oblivious features and kernels for fairness (Part IV),
 
 and shared modules: :mod:`lupikit.datasets`, :mod:`lupikit.metrics`,
-:mod:`lupikit.kernels`, :mod:`lupikit._validation` and :mod:`lupikit._progress`,
+:mod:`lupikit.kernels`, :mod:`lupikit.seeding` (independent replications from one seed), :mod:`lupikit._validation` and :mod:`lupikit._progress`,
 which import no part. :mod:`lupikit.claims` records the papers' claims where a
 notebook checks them.
 

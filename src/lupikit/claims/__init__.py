@@ -26,11 +26,11 @@ Examples
 from ._fingerprint import (SCHEME, Staleness, check_fingerprint, claim_prose, code_fingerprint, fingerprint,
                            fingerprints, library_versions)
 from ._provenance import find_paper_result, provenance
-from ._reading import read_claims, read_run_parameters
-from ._recorder import (GLUE_PREFIX, HELD, OPS, RELATIONS, RUN_PARAMETERS, UNMEASURED, VERDICTS, ClaimFailed,
-                        Claims, format_value)
+from ._reading import read_claims, read_draws, read_run_parameters
+from ._recorder import (DRAWS_PREFIX, GLUE_PREFIX, HELD, OPS, RELATIONS, RULES, RUN_PARAMETERS, UNMEASURED,
+                        VERDICTS, ClaimFailed, Claims, draw_hash, format_value)
 
-__all__ = ["VERDICTS", "RELATIONS", "HELD", "UNMEASURED", "OPS", "GLUE_PREFIX", "RUN_PARAMETERS", "ClaimFailed",
+__all__ = ["VERDICTS", "RELATIONS", "RULES", "DRAWS_PREFIX", "draw_hash", "read_draws", "HELD", "UNMEASURED", "OPS", "GLUE_PREFIX", "RUN_PARAMETERS", "ClaimFailed",
            "Claims", "format_value", "read_claims", "read_run_parameters", "fingerprint", "fingerprints",
            "code_fingerprint", "check_fingerprint", "claim_prose", "library_versions", "Staleness", "SCHEME",
            "find_paper_result", "provenance"]

@@ -12,9 +12,9 @@ module out (:mod:`lupikit.claims._fingerprint`).
 import json
 from pathlib import Path
 
-from ._recorder import GLUE_PREFIX, RUN_PARAMETERS
+from ._recorder import DRAWS_PREFIX, GLUE_PREFIX, RUN_PARAMETERS
 
-__all__ = ["read_claims", "read_run_parameters"]
+__all__ = ["read_claims", "read_draws", "read_run_parameters"]
 
 
 def read_claims(notebook):
@@ -31,6 +31,12 @@ def read_claims(notebook):
         In the order the notebook recorded them.
     """
     return [value for name, value in _glued(notebook) if name.startswith(GLUE_PREFIX)]
+
+
+def read_draws(notebook):
+    """What each replication of an executed notebook drew: ``{loop: [hash, ...]}`` (:meth:`Claims.draws`)."""
+    return {name[len(DRAWS_PREFIX):]: value["hashes"] for name, value in _glued(notebook)
+            if name.startswith(DRAWS_PREFIX)}
 
 
 def read_run_parameters(notebook):
@@ -64,7 +70,7 @@ def _glued(notebook):
         for output in cell.get("outputs", []) if cell.get("cell_type") == "code" else []:
             meta = (output.get("metadata") or {}).get("scrapbook") or {}
             name = str(meta.get("name", ""))
-            if not (name.startswith(GLUE_PREFIX) or name == RUN_PARAMETERS):
+            if not (name.startswith((GLUE_PREFIX, DRAWS_PREFIX)) or name == RUN_PARAMETERS):
                 continue
             prefix = meta.get("mime_prefix", "")
             text = (output.get("data") or {}).get(prefix + "text/plain")

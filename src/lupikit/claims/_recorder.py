@@ -39,6 +39,21 @@ the claims that test the explanation: ``"<id>"`` in the same notebook or
 explains the verdict (default: ``section``, the one that computes it).
 ``deterministic=True`` marks a value that does not depend on the seed (a data
 check, a closed form): the scorecard shows it as one measurement.
+``identity=True`` marks a book check that cannot fail short of a bug (an
+identity of the algebra, a solver agreeing with itself): the scorecard shows
+those apart and does not count them as findings.
+
+How the runs at several seeds decide (``lupikit paper``; see
+:mod:`lupikit._book.seeds`): one rule for every claim. A claim compared with
+a threshold (``op``) is decided by a 95 % interval of its mean over the seeds
+against the threshold, the interval named by ``interval`` (:data:`RULES`):
+``"t"`` when each seed draws its own data, ``"resampled-t"`` (with
+``test_fraction``) when the seeds re-split the same rows, ``"binomial"``
+(with ``trials``) when the value is a count out of ``trials``. A claim
+written with ``holds`` is decided by the exact interval of the share of
+seeds at which it holds, against one half. ``baseline`` is what a trivial
+model scores on the same rows (the constant classifier's accuracy): a claim
+that a value is high is then held to clear it too.
 
 A record's ``threshold`` is the text of the condition (``"< 0.05"``); for a
 claim that is not computable or not runnable offline it is the reason (and
@@ -85,11 +100,11 @@ try:
 except ImportError:  # pragma: no cover
     Markdown = _display = None
 
-__all__ = ["VERDICTS", "RELATIONS", "HELD", "UNMEASURED", "OPS", "GLUE_PREFIX", "RUN_PARAMETERS",
-           "ClaimFailed", "Claims", "format_value"]
+__all__ = ["VERDICTS", "RELATIONS", "RULES", "HELD", "UNMEASURED", "OPS", "GLUE_PREFIX", "DRAWS_PREFIX",
+           "RUN_PARAMETERS", "ClaimFailed", "Claims", "draw_hash", "format_value"]
 
 #: Every verdict a claim record can carry.
-VERDICTS = ("reproduced", "direction", "not reproduced", "not computable", "not runnable offline")
+VERDICTS = ("reproduced", "direction", "inconclusive", "not reproduced", "not computable", "not runnable offline")
 #: How a claim relates to the paper (see the module's docstring).
 RELATIONS = ("paper", "reformulated", "cited", "book")
 #: The verdicts of a check that held: the paper's size, or only its sign or order.
@@ -100,9 +115,36 @@ UNMEASURED = ("not computable", "not runnable offline")
 OPS = {"<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge,
         "==": operator.eq, "!=": operator.ne}
 GLUE_PREFIX = "claim:"
+#: The glue key prefix of a replication's draws (:meth:`Claims.draws`).
+DRAWS_PREFIX = "lupikit:draws:"
+#: The intervals a claim may declare for its value over the seeds (see :mod:`lupikit._book.intervals`).
+RULES = ("t", "resampled-t", "binomial")
 #: The glue name under which a run's parameters (after its preset) are stored.
 RUN_PARAMETERS = "lupikit:run-parameters"
 _ENV_MODE = "LUPIKIT_CLAIMS"
+
+
+def draw_hash(*arrays):
+    """A short hash (12 hex digits) of what a replication drew: its rows, its data.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> draw_hash(np.arange(5)) == draw_hash(np.arange(5)), draw_hash(np.arange(5)) == draw_hash(np.arange(6))
+    (True, False)
+    """
+    import hashlib
+
+    import numpy as np
+
+    digest = hashlib.blake2b(digest_size=6)
+    for a in arrays:
+        a = np.ascontiguousarray(np.asarray(a))
+        if a.dtype == object:
+            a = np.asarray([str(v) for v in a.ravel()])
+        digest.update(f"{a.dtype.str}{a.shape}".encode())
+        digest.update(a.tobytes())
+    return digest.hexdigest()
 
 
 class ClaimFailed(AssertionError):
@@ -161,7 +203,8 @@ class _Record(dict):
         if self["verdict"] == "not computable":
             return (f"? **Claim `{self['id']}`**: {self['statement']}. Paper: "
                     f"{self['paper_value']}. *Not computable* in this run: {self['threshold']}.")
-        mark = {"reproduced": "✔", "direction": "✔ (direction)", "not reproduced": "✘"}[self["verdict"]]
+        mark = {"reproduced": "✔", "direction": "✔ (direction)", "inconclusive": "?",
+                "not reproduced": "✘"}[self["verdict"]]
         ours = "" if self["value"] is None else f"; here **{format_value(self['value'])}**"
         need = f" (needs {self['threshold']})" if self["threshold"] else ""
         why = f" {self['why']}" if self.get("why") and self["verdict"] != "reproduced" else ""
@@ -228,6 +271,7 @@ class Claims:
         self.parameters = {} if parameters is None else {
             k: v for k, v in parameters.items() if isinstance(v, (str, int, float, bool, list, type(None)))}
         self.records = []
+        self.drawn = {}
         self.executed_at = _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
         if _glue is not None:  # the values this run uses, after its preset (read_run_parameters)
             try:  # (a notebook may pass preset among its parameters too)
@@ -271,7 +315,8 @@ class Claims:
     def check(self, claim_id, statement, value, op=None, threshold=None, *, paper, source="",
               verdict="reproduced", holds=None, needs=None, section="", expect=True, reason=None,
               relation="paper", how=None, why=None, evidence=(), deterministic=False, explained_in=None,
-              pool=None):
+              interval="t", test_fraction=None, trials=None, baseline=None, identity=False, looser=False,
+              paper_estimate=None):
         """Check one claim and record it; raise :class:`ClaimFailed` if it fails.
 
         A value (or threshold) that is None, NaN or infinite cannot be
@@ -328,16 +373,34 @@ class Claims:
             The value does not depend on the seed (shown as one measurement).
         explained_in : str or None
             The section that explains the verdict (default: ``section``).
-        pool : {None, "mean", "ttest"}, default=None
-            How the runs at several seeds decide the verdict. None: the claim
-            must hold at four of five seeds. ``"mean"``: the mean of the
-            seeds' values is compared with ``threshold``, for a statistical
-            value that must lie within a tolerance (an accuracy over folds):
-            the mean over the seeds pools their splits into one estimate.
-            ``"ttest"``: a one-sided t-test of the seeds' values against
-            ``threshold`` decides, for a claim of an effect's sign whose
-            seeds are independent replicates (fresh draws of data). Needs
-            ``op``.
+        interval : {"t", "resampled-t", "binomial"}, default="t"
+            The interval of the value's mean over the seeds that decides the
+            verdict of a claim compared with a threshold (``op``), by what a
+            seed replicates: ``"t"``, each seed draws its own data (or its
+            own initialisation); ``"resampled-t"``, the seeds re-split the
+            same rows (needs ``test_fraction``); ``"binomial"``, the value is
+            a count of successes out of ``trials`` (data sets won, say).
+        test_fraction : float or None
+            For ``interval="resampled-t"``: the share of the rows held out
+            for testing in each split.
+        trials : int or None
+            For ``interval="binomial"``: the count's maximum at one seed.
+        baseline : float or None
+            What a trivial model scores on the same rows (the constant
+            classifier's accuracy for an accuracy): a claim that the value
+            exceeds ``threshold`` (``>`` or ``>=``) must exceed the baseline
+            too, at each seed and in the interval over the seeds.
+        identity : bool, default=False
+            A book check that cannot fail short of a bug (an identity, a
+            solver agreeing with another on the same problem): shown apart
+            from the findings. Only for ``relation="book"``.
+        looser : bool, default=False
+            A reformulated claim whose criterion is looser than the paper's:
+            its verdict tops out at ``"direction"``.
+        paper_estimate : tuple (mean, sd) or None
+            The paper's own mean and standard deviation of the value (sd may
+            be None), where the paper gives them: the report shows the
+            relative error of ours against the paper's mean.
 
         Returns
         -------
@@ -354,13 +417,33 @@ class Claims:
                              "order is checked, not the paper's size).")
         if not expect and not why:
             raise ValueError(f"claim {claim_id!r}: a claim the book shows failing (expect=False) needs `why`.")
-        if pool not in (None, "mean", "ttest"):
-            raise ValueError(f"claim {claim_id!r}: pool must be None, 'mean' or 'ttest', got {pool!r}.")
-        if pool is not None and op is None:
-            raise ValueError(f"claim {claim_id!r}: pool={pool!r} compares the seeds' values with the threshold; "
-                             "it needs op and threshold, not holds.")
-        if pool == "ttest" and op not in ("<", "<=", ">", ">="):
-            raise ValueError(f"claim {claim_id!r}: pool='ttest' tests one side; op must be <, <=, > or >=.")
+        if interval not in RULES:
+            raise ValueError(f"claim {claim_id!r}: interval must be one of {', '.join(map(repr, RULES))}, "
+                             f"got {interval!r}.")
+        if interval == "resampled-t" and not (isinstance(test_fraction, numbers.Real)
+                                              and 0.0 < float(test_fraction) < 1.0):
+            raise ValueError(f"claim {claim_id!r}: interval='resampled-t' needs test_fraction, the held-out "
+                             f"share of the rows in (0, 1); got {test_fraction!r}.")
+        if interval == "binomial" and not (isinstance(trials, numbers.Integral) and trials >= 1):
+            raise ValueError(f"claim {claim_id!r}: interval='binomial' needs trials, the count's maximum "
+                             f"at one seed (a positive integer); got {trials!r}.")
+        if interval != "t" and op not in ("<", "<=", ">", ">="):
+            raise ValueError(f"claim {claim_id!r}: interval={interval!r} is compared with a threshold on one "
+                             "side; op must be <, <=, > or >=.")
+        if identity and relation != "book":
+            raise ValueError(f"claim {claim_id!r}: identity=True is for the book's own checks (relation='book').")
+        if looser and relation != "reformulated":
+            raise ValueError(f"claim {claim_id!r}: looser=True is for reformulated claims.")
+        if looser and verdict == "reproduced":
+            raise ValueError(f"claim {claim_id!r}: a reformulation looser than the paper's criterion tops out "
+                             "at verdict='direction' (reproduced means the paper's criterion).")
+        if baseline is not None and op not in (">", ">="):
+            raise ValueError(f"claim {claim_id!r}: baseline is for a claim that a value is high (op > or >=).")
+        if paper_estimate is not None:
+            if not (isinstance(paper_estimate, (tuple, list)) and len(paper_estimate) == 2):
+                raise ValueError(f"claim {claim_id!r}: paper_estimate must be (mean, sd), got {paper_estimate!r}.")
+            paper_estimate = [_number(paper_estimate[0]),
+                              None if paper_estimate[1] is None else _number(paper_estimate[1])]
         value = _number(value)
         bound = None
         if op is not None:
@@ -383,7 +466,15 @@ class Claims:
                                         source=source, section=section, needs=needs, op=op,
                                         bound=bound if _not_finite(bound) is None else None,
                                         value=value, expect=expect, notes=notes)
+        if baseline is not None:
+            baseline = _number(baseline)
+            if _not_finite(baseline) is not None:
+                raise ValueError(f"claim {claim_id!r}: baseline must be a finite number, got {baseline!r}.")
         ok = bool(OPS[op](value, bound)) if op is not None else bool(holds)
+        if ok and baseline is not None:  # a trivial model must not do as well
+            ok = bool(OPS[op](value, baseline))
+            if baseline >= bound:
+                needs = f"{needs} and > the constant classifier's {format_value(baseline)}"
         record = _Record(
             id=claim_id, notebook=self.notebook, statement=statement, paper_value=paper,
             source=source, value=value, threshold=needs, holds=ok,
@@ -391,8 +482,11 @@ class Claims:
             preset=self.preset, reason=None, op=op, bound=bound, **notes,
         )
         record["expected"] = bool(expect)
-        if pool is not None:  # (and the verdict the pooled value earns if it holds)
-            record.update(pool=pool, held_verdict=verdict)
+        # how the seeds decide, and the verdict the claim earns where it holds
+        record.update(rule=interval if op is not None else "binomial", held_verdict=verdict,
+                      test_fraction=None if test_fraction is None else float(test_fraction),
+                      trials=None if trials is None else int(trials), baseline=baseline,
+                      identity=bool(identity), looser=bool(looser), paper_estimate=paper_estimate)
         self._emit(record)
         if self.mode == "raise" and ok != bool(expect):
             if expect:
@@ -447,6 +541,35 @@ class Claims:
             reason=reason, op=None, bound=None, **notes,
         )
         self._emit(record)
+
+    def draws(self, name, samples):
+        """Record what each replication of a loop drew: a short hash per replication.
+
+        A paper-scale record keeps them per seed, so that a test can show that
+        two seeds (and two replications) share no draw.
+
+        Parameters
+        ----------
+        name : str
+            The loop (``"splits"``, ``"repetitions"``, ...), unique in the notebook.
+        samples : sequence
+            One item per replication: the rows it drew (an array of indices or
+            the generated data) or a hash from :func:`draw_hash`.
+
+        Returns
+        -------
+        hashes : list of str
+        """
+        if not isinstance(name, str) or not name.strip():
+            raise ValueError(f"draws needs a name for the loop, got {name!r}.")
+        hashes = [s if isinstance(s, str) else draw_hash(s) for s in samples]
+        self.drawn[name] = hashes
+        if _glue is not None:
+            try:
+                _glue(DRAWS_PREFIX + name, _JSONDict({"hashes": hashes}), display=False)
+            except Exception:  # pragma: no cover - outside a kernel
+                pass
+        return hashes
 
     def summary(self):
         """A table of the claims recorded so far (a pandas DataFrame)."""
