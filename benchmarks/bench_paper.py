@@ -107,6 +107,9 @@ def main(argv=None):
     parser.add_argument("--before", default="ff0f49f", help="the commit whose records give the times before")
     parser.add_argument("--seeds", type=int, default=5)
     parser.add_argument("--jobs", type=int, default=2)
+    parser.add_argument("--max-seeds", type=int, default=None,
+                        help="add seeds where claims stay inconclusive, up to this many (lupikit paper's)")
+    parser.add_argument("--time-limit", type=float, default=None, help="hours (lupikit paper's --time-limit)")
     _record.add_arguments(parser)
     args = parser.parse_args(argv)
     paths = checkout_paths(ROOT / "notebooks")
@@ -126,19 +129,22 @@ def main(argv=None):
         sampler.start()
         t0 = time.perf_counter()
         record_paper(paths, names, n_seeds=n_seeds, jobs=args.jobs, results_dir=results, force=args.all,
-                     log=partial(print, flush=True))
+                     log=partial(print, flush=True), max_seeds=args.max_seeds, time_limit=args.time_limit)
         wall = time.perf_counter() - t0
     loads = sampler.stop() if names else []
-    after = {short: float(rec["seconds"]) for short, rec, _ in check_records(results, paths.notebooks)}
+    checked_after = check_records(results, paths.notebooks)
+    after = {short: float(rec["seconds"]) for short, rec, _ in checked_after}
+    n_seeds_of = {short: len(rec.get("seeds") or []) for short, rec, _ in checked_after}
     before = {} if args.quick else records_at(args.before)
     rows = []
     for short in sorted(set(before) | set(after), key=lambda s: -after.get(s, before.get(s, 0.0))):
         b, a = before.get(short), after.get(short)
         rows.append([short, "" if b is None else round(b, 1), "" if a is None else round(a, 1),
-                     "" if not (a and b) else round(a / b, 2), "this run" if short in names else "its record"])
+                     "" if not (a and b) else round(a / b, 2), n_seeds_of.get(short, ""),
+                     "this run" if short in names else "its record"])
     record.table("notebooks", f"Seconds per seed at the paper preset, before ({args.before}) and after, and "
                  "where the time after comes from (this run, 2 notebooks at once; or the current record)",
-                 ["notebook", "before (s/seed)", "after (s/seed)", "after / before", "after from"], rows)
+                 ["notebook", "before (s/seed)", "after (s/seed)", "after / before", "seeds", "after from"], rows)
     record.value("before_total_seconds", round(sum(before.values()), 1) if before else 0.0)
     record.value("after_total_seconds", round(sum(after.values()), 1))
     record.value("before_wall_hours", round(schedule_wall(before) / 3600, 2) if before else 0.0)

@@ -470,9 +470,9 @@ def test_scorecard_shows_the_paper_verdict_first_and_where_the_default_differs(d
     # the counts: the paper preset's row first
     table = [line for line in md.splitlines() if line.startswith("| ")]
     table = table[next(k for k, line in enumerate(table) if line.startswith("| claims |")):]
-    assert table[0].startswith("| claims | reproduced | direction | not reproduced | not computable |")
-    assert table[2] == "| paper preset (recorded) | 2 | 1 | 0 | 1 | 1 | 5 |"
-    assert table[3] == "| this build (default preset) | 1 | 1 | 1 | 1 | 0 | 4 |"
+    assert table[0].startswith("| claims | reproduced | direction | inconclusive | not reproduced | not computable |")
+    assert table[2] == "| paper preset (recorded) | 2 | 1 | 0 | 0 | 1 | 1 | 5 |"
+    assert table[3] == "| this build (default preset) | 1 | 1 | 0 | 1 | 1 | 0 | 4 |"
     assert md.index("claims at the paper preset: 1 reproduced, 1 direction, 1 not runnable offline") \
         < md.index("This build (default preset), 2 claims: 1 direction, 1 not reproduced")
 

@@ -39,7 +39,7 @@ import math
 
 import numpy as np
 
-__all__ = ["LEVEL", "RULES", "binomial_interval", "decide", "interval", "resampled_t_interval",
+__all__ = ["LEVEL", "RULES", "binomial_interval", "decide", "interval", "p_value", "resampled_t_interval",
            "t_interval"]
 
 #: The two-sided level of every interval.
@@ -168,3 +168,56 @@ def decide(bounds, op, threshold):
     else:
         raise ValueError(f"op must be one of '>', '>=', '<', '<=', got {op!r}.")
     return "holds" if holds else "does not hold" if fails else "inconclusive"
+
+
+def p_value(rule, values, op, threshold, *, test_fraction=None, trials=None):
+    """The one-sided p-value of the test that :func:`interval` inverts, against the claim.
+
+    The null hypothesis is that the claim does not hold: for ``op`` ``">"``
+    or ``">="`` that the mean (or proportion) is at most ``threshold``, for
+    ``"<"`` or ``"<="`` at least. Small values support the claim; the
+    scorecard corrects them for multiplicity (Benjamini-Hochberg).
+
+    Parameters
+    ----------
+    rule : {"t", "resampled-t", "binomial"}
+    values : sequence of float
+        One value per seed (for ``"binomial"``, a count out of ``trials``).
+    op : {">", ">=", "<", "<="}
+    threshold : float
+        On the values' scale (for ``"binomial"``, a count out of ``trials``).
+
+    Returns
+    -------
+    p : float
+
+    Examples
+    --------
+    >>> round(p_value("t", [0.61, 0.64, 0.58, 0.66, 0.63], ">", 0.5), 5)
+    0.00041
+    """
+    from scipy import stats
+
+    if op not in (">", ">=", "<", "<="):
+        raise ValueError(f"op must be one of '>', '>=', '<', '<=', got {op!r}.")
+    greater = op in (">", ">=")
+    if rule == "binomial":
+        if trials is None:
+            raise ValueError("the binomial rule needs trials (the count's maximum per seed).")
+        k, n = int(round(sum(values))), int(trials) * len(values)
+        share = min(max(float(threshold) / float(trials), 0.0), 1.0)
+        return float(stats.binomtest(k, n, share, alternative="greater" if greater else "less").pvalue)
+    if rule not in ("t", "resampled-t"):
+        raise ValueError(f"rule must be one of {list(RULES)}, got {rule!r}.")
+    mean, sd, n = _mean_sd(values)
+    scale = 1.0 / n
+    if rule == "resampled-t":
+        if not 0.0 < float(test_fraction) < 1.0:
+            raise ValueError(f"test_fraction must be in (0, 1), got {test_fraction!r}.")
+        scale += float(test_fraction) / (1.0 - float(test_fraction))
+    se = sd * math.sqrt(scale)
+    t = float(threshold)
+    if se <= 1e-14 * max(1.0, abs(mean)):  # no spread: the comparison itself
+        return 0.0 if (mean > t if greater else mean < t) else 1.0
+    z = (mean - t) / se
+    return float(stats.t.sf(z, n - 1) if greater else stats.t.cdf(z, n - 1))

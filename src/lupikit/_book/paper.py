@@ -36,9 +36,10 @@ from .outcomes import claims_line
 from .paths import is_exercise_notebook, list_notebooks, resolve_notebook, short_name
 from .records import (data_files, data_roots, fingerprints, is_stale, now, paper_record, provenance,
                       read_paper_result, write_paper_result)
-from .seeds import seed_runs
+from .seeds import seed_runs, undecided
 
-__all__ = ["MEMORY_ENV", "PaperTask", "fit_cache", "plan_paper", "record_paper", "run_paper", "seed_order"]
+__all__ = ["MEMORY_ENV", "SEEDS_PER_STEP", "PaperTask", "fit_cache", "plan_paper", "record_once", "record_paper", "run_paper",
+           "seed_order"]
 
 #: The environment variable that names the folder where notebooks cache fits shared between them.
 MEMORY_ENV = "LUPIKIT_MEMORY"
@@ -375,8 +376,86 @@ def run_paper(tasks, paths, results_dir, *, n_seeds, jobs=2, kernel="python3", r
     return {"wall": time.perf_counter() - t0, "busy": busy, "failed": failed, "runs": runs}
 
 
+#: Seeds added to a notebook at a time while its claims are inconclusive (``--max-seeds``).
+SEEDS_PER_STEP = 5
+
+
+def _more_seeds(paths, notebooks, results_dir, max_seeds, deadline, jobs, log):
+    """The notebooks whose records have inconclusive claims and may take more seeds, with their new count.
+
+    Cheapest first; a notebook is taken while its estimated time (its
+    record's seconds per seed × the seeds it adds, spread over ``jobs``)
+    fits before ``deadline`` (a ``time.monotonic()`` value, or None).
+    """
+    import time
+
+    wanted = [resolve_notebook(n, paths.notebooks) for n in notebooks] if notebooks else [
+        p for p in list_notebooks(paths.notebooks) if not is_exercise_notebook(p)]
+    out, planned = [], 0.0
+    candidates = []
+    for path in wanted:
+        short = short_name(path, paths.notebooks)
+        record = read_paper_result(results_dir, short)
+        if record is None or is_stale(record, path, short):
+            continue
+        have, open_ = len(record.get("seeds") or []), undecided(record)
+        if not open_:
+            continue
+        if have >= max_seeds:
+            log(f"  {short}: {len(open_)} claim(s) still inconclusive at {have} seeds, the cap (--max-seeds)")
+            continue
+        n = min(have + SEEDS_PER_STEP, max_seeds)
+        candidates.append((float(record.get("seconds") or 0.0) * (n - have), short, n, len(open_)))
+    for cost, short, n, count in sorted(candidates):
+        if deadline is not None and time.monotonic() + (planned + cost) / max(1, jobs) > deadline:
+            log(f"  {short}: {count} claim(s) inconclusive; {n} seeds would not end within --time-limit")
+            continue
+        planned += cost
+        out.append((short, n))
+    return out
+
+
 def record_paper(paths, notebooks=(), *, n_seeds=1, jobs=2, results_dir=None, force=False, shortest_first=False,
-                 scheduler=None, kernel="python3", log=print):
+                 scheduler=None, kernel="python3", log=print, max_seeds=None, time_limit=None):
+    """Run at ``n_seeds`` seeds, then add seeds where claims stay inconclusive (up to ``max_seeds``).
+
+    Parameters are those of :func:`record_once`; ``max_seeds`` (default
+    ``n_seeds``: no more) is the cap of the seeds a notebook may take while
+    its record has claims whose interval straddles the threshold, added
+    :data:`SEEDS_PER_STEP` at a time, cheapest notebook first; ``time_limit``
+    (hours, or None) stops adding seeds that would not end within it.
+
+    Returns
+    -------
+    summaries : list of dict
+        One :func:`run_paper` summary per round that ran.
+    """
+    import time
+
+    results_dir = paths.results if results_dir is None else Path(results_dir)
+    deadline = None if time_limit is None else time.monotonic() + 3600.0 * float(time_limit)
+    max_seeds = n_seeds if max_seeds is None else int(max_seeds)
+    if max_seeds < n_seeds:
+        raise BookError(f"--max-seeds ({max_seeds}) must be at least --seeds ({n_seeds}).")
+    summaries = []
+    summary = record_once(paths, notebooks, n_seeds=n_seeds, jobs=jobs, results_dir=results_dir, force=force,
+                          shortest_first=shortest_first, scheduler=scheduler, kernel=kernel, log=log)
+    summaries += [summary] if summary else []
+    while max_seeds > n_seeds:
+        more = _more_seeds(paths, notebooks, results_dir, max_seeds, deadline, jobs, log)
+        if not more:
+            break
+        for count in sorted({n for _, n in more}):
+            names = [short for short, n in more if n == count]
+            log(f"more seeds where claims are inconclusive: {', '.join(names)} to {count} seeds")
+            summary = record_once(paths, names, n_seeds=count, jobs=jobs, results_dir=results_dir,
+                                  shortest_first=shortest_first, scheduler=scheduler, kernel=kernel, log=log)
+            summaries += [summary] if summary else []
+    return summaries
+
+
+def record_once(paths, notebooks=(), *, n_seeds=1, jobs=2, results_dir=None, force=False, shortest_first=False,
+                scheduler=None, kernel="python3", log=print):
     """``lupikit paper``: plan, prepare the kernels, run and record; what ``make book PRESET=paper`` runs too.
 
     Runs the notebooks whose records are stale or missing (:func:`plan_paper`)

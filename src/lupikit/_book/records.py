@@ -21,7 +21,7 @@ import datetime as _dt
 import json
 from pathlib import Path
 
-from ..claims import UNMEASURED, check_fingerprint, claim_prose, code_fingerprint, provenance, read_claims
+from ..claims import UNMEASURED, check_fingerprint, claim_prose, code_fingerprint, provenance, read_claims, read_draws
 from ..datasets import FILES, get_data_home, sha256_of
 from .seeds import aggregate_claims, seed_runs
 
@@ -30,14 +30,17 @@ __all__ = ["CLAIM_KEYS", "LEGACY_CLAIM_KEYS", "RESULT_KEYS", "check_records", "d
            "with_current_prose", "write_paper_result"]
 
 #: keys of a paper-scale result file, in order
-RESULT_KEYS = ("notebook", "parameters", "seeds", "claims", "lupikit_version", "git_commit",
+RESULT_KEYS = ("notebook", "parameters", "seeds", "claims", "draws", "lupikit_version", "git_commit",
                "executed_at", "seconds", "machine", "ran_on", "fingerprint")
 #: keys of each claim in a paper-scale result (``reason``: why a claim is not
 #: computable or not runnable offline, else None; ``relation``, ``how``,
 #: ``why``, ``evidence``, ``deterministic`` and ``explained_in``: see
-#: :mod:`lupikit.claims`)
+#: :mod:`lupikit.claims`; ``rule``, ``level``, ``n``, ``interval``, ``p``, ``saturated`` and
+#: ``baseline``: how the seeds decided the verdict, see :mod:`lupikit._book.seeds`)
 CLAIM_KEYS = ("id", "statement", "paper_value", "value", "verdict", "threshold", "source", "section",
-              "reason", "relation", "how", "why", "evidence", "deterministic", "explained_in", "seeds")
+              "reason", "relation", "how", "why", "evidence", "deterministic", "identity", "looser",
+              "paper_estimate", "explained_in", "rule", "level", "n", "interval", "p", "saturated", "baseline",
+              "guard_failed", "seeds")
 #: keys of each claim in a record written before claims stated their relation
 #: to the paper (such a record is stale: :mod:`lupikit.claims` changed since)
 LEGACY_CLAIM_KEYS = ("id", "statement", "paper_value", "value", "verdict", "threshold", "source", "section",
@@ -52,10 +55,12 @@ def paper_record(path, short_name, executed, parameters, seconds, executed_at, *
     ``executed`` is one executed notebook, or a list of them, one per seed of
     ``seeds`` (default: the ``seed`` in ``parameters``, or 0); ``seconds`` is
     one run's time, or a list of them. The claims are combined across the
-    seeds by :func:`lupikit._book.seeds.aggregate_claims`: each keeps its verdict
-    only where it holds at ``lupikit._book.seeds.MAJORITY`` of the seeds, and
-    its ``seeds`` entry holds the count, the values and their spread. The
-    record's ``seconds`` is the mean time of one run.
+    seeds by :func:`lupikit._book.seeds.aggregate_claims` (one decision rule: an
+    interval over the seeds against the claim's threshold), and its ``seeds``
+    entry holds the values at every seed and their spread. The record's
+    ``draws`` holds, per seed, what each replication loop drew (short hashes,
+    :meth:`lupikit.claims.Claims.draws`). The record's ``seconds`` is the
+    mean time of one run.
 
     ``fingerprint`` and ``prov`` (:func:`fingerprints` and :func:`provenance`)
     should be taken when the run starts: code changed while a long run goes on
@@ -80,6 +85,7 @@ def paper_record(path, short_name, executed, parameters, seconds, executed_at, *
         seeds = [int(parameters.get("seed", 0))] if len(executed) == 1 else list(range(len(executed)))
     seconds = [seconds] if isinstance(seconds, (int, float)) else list(seconds)
     runs, seeds = [read_claims(e) for e in executed], list(seeds)
+    draws = {str(s): read_draws(e) for s, e in zip(seeds, executed)}
     places = [None] * len(executed) if places is None else list(places)
     if earlier is not None:
         split = seed_runs(earlier)
@@ -91,6 +97,7 @@ def paper_record(path, short_name, executed, parameters, seconds, executed_at, *
         runs, seeds = split[1] + runs, split[0] + seeds
         seconds = [float(earlier["seconds"])] * len(split[0]) + seconds
         places = list(earlier.get("ran_on") or [None] * len(split[0])) + places
+        draws = {**(earlier.get("draws") or {}), **draws}
         # the parameters of the record are those of its first seed
         parameters = dict(parameters, **({"seed": seeds[0]} if "seed" in parameters else {}))
     claims = aggregate_claims(runs, seeds)
@@ -99,6 +106,7 @@ def paper_record(path, short_name, executed, parameters, seconds, executed_at, *
         "parameters": parameters,
         "seeds": [int(s) for s in seeds],
         "claims": [{k: c.get(k) for k in CLAIM_KEYS} for c in claims],
+        "draws": {str(s): draws.get(str(s), {}) for s in seeds},
         "lupikit_version": prov["lupikit_version"],
         "git_commit": prov["git_commit"],
         "executed_at": executed_at,

@@ -41,7 +41,8 @@ __all__ = ["CLAIM_FIELDS", "ResultError", "bench_field", "bench_table", "claim_f
            "resolve", "resolve_table"]
 
 #: The fields of a claim that a page may show.
-CLAIM_FIELDS = ("value", "min", "max", "range", "held", "n", "verdict", "relation", "paper", "why")
+CLAIM_FIELDS = ("value", "min", "max", "range", "held", "n", "verdict", "relation", "paper", "why", "interval",
+                "rule", "p", "baseline")
 
 
 class ResultError(LookupError):
@@ -87,7 +88,12 @@ def claim_field(record, claim_id, field="value"):
             return "1/1" if claim.get("verdict") in HELD else "0/1"
         return f"{seeds.get('held')}/{seeds_ran(seeds)}"
     if field == "n":
-        return str(seeds.get("n", 1))
+        return str(claim.get("n") or seeds.get("n", 1))
+    if field == "interval":
+        bounds = claim.get("interval")
+        return "–" if not bounds else f"{fmt(bounds[0])} to {fmt(bounds[1])}"
+    if field in ("p", "baseline"):
+        return "–" if claim.get(field) is None else fmt(claim[field])
     if field == "paper":
         return str(claim.get("paper_value") or "")
     return str(claim.get(field) or "")

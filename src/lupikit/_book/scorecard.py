@@ -21,7 +21,8 @@ from ..claims import RELATIONS, UNMEASURED, VERDICTS
 from .markdown import anchor, brief, fmt, inline, one_line
 from .parts import PART_LABELS, PARTS
 from .paths import GENERATED
-from .seeds import MAJORITY, seeds_ran
+from .intervals import LEVEL
+from .seeds import seeds_ran
 
 __all__ = ["ANNOTATIONS", "RELATION_TEXT", "SCORECARD_FIGURE", "annotation", "relation_counts", "SCORECARD_FIGURE_FONT", "SCORECARD_FIGURE_WIDTH", "VERDICTS", "VERDICT_COLOURS",
            "claim_details", "evidence_target", "why_text", "scorecard_markdown", "scorecard_rows", "seeds_text", "verdict_counts",
@@ -32,6 +33,7 @@ __all__ = ["ANNOTATIONS", "RELATION_TEXT", "SCORECARD_FIGURE", "annotation", "re
 VERDICT_COLOURS = {
     "reproduced": ("#009E73", "white"),
     "direction": ("#56B4E9", "black"),
+    "inconclusive": ("#E69F00", "black"),
     "not reproduced": ("#D55E00", "white"),
     "not computable": ("#CC79A7", "black"),
     "not runnable offline": ("#BBBBBB", "black"),
@@ -120,35 +122,53 @@ def _label(short, claim_id):
     return "claim-" + re.sub(r"[^a-z0-9]+", "-", f"{short}-{claim_id}".lower()).strip("-")
 
 
-def seeds_text(claim):
-    """``"4/5 seeds, 0.012–0.051"`` for a record aggregated over seeds, ``"1 seed"`` otherwise.
+#: What each interval rule captures, for the page (the NeurIPS checklist's question about error bars).
+RULE_TEXT = {
+    "t": "Student's t interval of the mean over the seeds; each seed draws its own data (or its own "
+         "initialisation), so the interval captures the data draw and every split and initialisation "
+         "within it",
+    "resampled-t": "the corrected resampled t interval (Nadeau and Bengio, 2003); the seeds re-split the "
+                   "same rows, so the interval captures the split (and the initialisation), not the draw "
+                   "of the data set, and is widened for the rows the splits share",
+    "binomial": "the exact (Clopper-Pearson) interval of a count out of a fixed number of trials (data "
+                "sets), the successes pooled over the seeds",
+    "binomial-share": "the exact interval of the share of seeds at which a compound condition held, "
+                      "against one half",
+}
+_RULE_NAMES = {"t": "t", "resampled-t": "resampled t", "binomial": "binomial", "binomial-share": "binomial"}
 
-    A claim pooled over the seeds reads ``"mean of 5 seeds (held at 3), 0.012 to 0.051"``.
+
+def seeds_text(claim):
+    """How the seeds decided a claim: ``"0.61 (95% t: 0.59 to 0.63; 5 seeds, held at 5)"``.
 
     ``"–"`` for a claim that no seed could check; ``"deterministic, v"`` for a
-    value that does not depend on the seed; a value the same at every seed says so.
+    value that does not depend on the seed; ``"1 seed"`` for a record of one
+    seed; a saturated value (the same at every seed) says so; a compound
+    condition gives the share of seeds at which it held and its interval.
     """
     seeds = claim.get("seeds")
     if claim.get("verdict") in UNMEASURED:  # (no value: the threshold holds the reason)
         return "–"
     if not seeds:
         return "1 seed"
-    n, held = seeds.get("n"), seeds.get("held")
-    ran = seeds_ran(seeds)
-    if claim.get("deterministic") and seeds.get("identical", n == 1):
+    rule = claim.get("rule")
+    ran, held = claim.get("n") or seeds_ran(seeds), seeds.get("held")
+    if rule == "deterministic" or (rule is None and claim.get("deterministic") and seeds.get("identical")):
         return "deterministic" + (f", {fmt(seeds['min'])}" if seeds.get("min") is not None else "")
-    if seeds.get("identical") and ran > 1:
-        lo = seeds.get("min")
-        return (f"{held}/{ran} seeds, the same value at every seed"
-                + (f" ({fmt(lo)})" if lo is not None else ""))
-    text = f"{held}/{ran} seeds"
-    if seeds.get("pooled") == "mean":
-        text = f"mean of {ran} seeds (held at {held})"
-    elif seeds.get("pooled") == "ttest":
-        p = seeds.get("p")
-        text = (f"t-test over {ran} seeds" + (f", p = {fmt(p)}" if p is not None else "")
-                + f" (held at {held})")
-    lo, hi = seeds.get("min"), seeds.get("max")
+    if rule == "one seed" or ran == 1:
+        return "1 seed"
+    bounds = claim.get("interval")
+    if rule == "binomial-share" and bounds:
+        return (f"held at {held} of {ran} seeds; {LEVEL:.0%} interval of the share "
+                f"{fmt(bounds[0])} to {fmt(bounds[1])}")
+    if bounds and rule in _RULE_NAMES:
+        text = (f"mean {fmt(claim.get('value'))}, {LEVEL:.0%} {_RULE_NAMES[rule]} interval "
+                f"{fmt(bounds[0])} to {fmt(bounds[1])} over {ran} seeds (held at {held})")
+        if claim.get("saturated"):
+            text += "; the same value at every seed (saturated)"
+        return text
+    lo, hi = seeds.get("min"), seeds.get("max")  # (a record made before the interval rule)
+    text = f"held at {held} of {ran} seeds"
     if lo is not None and hi is not None:
         text += f", {fmt(lo)}" if lo == hi else f", {fmt(lo)} to {fmt(hi)}"
     return text
@@ -159,10 +179,10 @@ def _value_text(claim):
     if claim["verdict"] in UNMEASURED:  # (no value: the threshold holds the reason)
         return f"{claim['verdict']}: {brief(claim['threshold'], 50)}"
     text = "–" if claim.get("value") is None else fmt(claim["value"])
-    if claim.get("seeds") and claim["seeds"].get("pooled") in ("mean", "ttest"):
+    if claim.get("interval") and claim.get("rule") in ("t", "resampled-t", "binomial"):
         text += " (mean over the seeds)"
-    elif claim.get("seeds") and claim["seeds"].get("median") is not None:
-        text += " (median)"
+    elif claim.get("rule") == "binomial-share":
+        text += " (first seed)" if not isinstance(claim.get("value"), (int, float)) else " (median)"
     if claim.get("threshold"):
         text += f", needs {brief(claim['threshold'], 40)}"
     return text
@@ -224,22 +244,25 @@ def _counts_table(counts, preset):
     return lines
 
 
-def _seeds_paragraph(data, majority=MAJORITY):
-    """The rule by which a claim keeps its verdict over seeds, and the seeds of each notebook."""
+def _seeds_paragraph(data):
+    """The one decision rule by which the seeds decide a verdict, and the seeds of each notebook."""
     by_seeds = {}
     for short, d in data.items():
         by_seeds.setdefault(len(d.get("paper_seeds") or [None]), []).append(short)
-    k = math.ceil(majority * 5 - 1e-9)
+    rules = "; ".join(f"*{_RULE_NAMES[r]}* ({r}): {t}" for r, t in RULE_TEXT.items() if r != "binomial-share")
     return [
-        f"**Seeds.** A paper-scale record made at several seeds keeps a claim's verdict only if "
-        f"the claim holds for at least {majority:.0%} of the seeds ({k} of 5); otherwise the claim "
-        "is *not reproduced*. A statistical claim whose value averages over random splits is pooled "
-        "instead: the mean of its values over the seeds is compared with its threshold (*mean of 5 "
-        "seeds*), or, for the sign of an effect measured on fresh draws at each seed, tested against it "
-        "by a one-sided t-test at the 5% level (*t-test over 5 seeds*). The column *seeds* gives the "
-        "number of seeds for which the claim "
-        "held and the spread of the measured value over the seeds (smallest to largest); *1 seed* "
-        "marks a record made at one seed. "
+        f"**The decision rule.** Each seed is the entropy of the notebook's own "
+        "`numpy.random.SeedSequence`, whose spawned children draw every replication of the run: two seeds "
+        "share no draw (each record keeps a short hash of what each replication drew). A claim whose value "
+        "does not depend on the seed is one measurement (*deterministic*). Every other claim is decided by "
+        f"a two-sided {LEVEL:.0%} interval of its mean over the seeds, against its threshold: wholly on the "
+        "side the claim states, it keeps its verdict (*reproduced* or *direction*); wholly on the other "
+        "side, *not reproduced*; across the threshold, *inconclusive*. A claim that a score is high must "
+        "also clear what the constant classifier scores on the same rows. The interval is the one the "
+        f"claim declares, by what a seed replicates: {rules}. A claim checked as a compound condition is "
+        f"decided by {RULE_TEXT['binomial-share']}. *Held at k of n* is shown beside the verdict as "
+        "information; it decides nothing. A notebook whose claims are inconclusive takes more seeds, five "
+        "at a time, up to a cap of 20, where the run's time allows. "
         + "Seeds per notebook: " + "; ".join(
             f"{n} seed{'s' if n > 1 else ''}: " + (", ".join(f"`{s}`" for s in sorted(shorts))
                                                   if n == 1 else f"{len(shorts)} notebook{'s' if len(shorts) > 1 else ''}")
@@ -449,8 +472,7 @@ def claim_details(short, row, d, preset, target):
         text = measured("**At the paper preset.**", paper)
         seeds = paper.get("seeds")
         if seeds:
-            text += f"; held at {seeds_text(paper)}" + (
-                f", median {fmt(seeds['median'])}" if seeds.get("median") is not None else "")
+            text += f"; {seeds_text(paper)}"
         elif paper["verdict"] not in UNMEASURED:  # (no value: the threshold holds the reason)
             text += "; one seed"
         if d.get("paper_executed_at"):

@@ -1,25 +1,39 @@
 """Verdicts across seeds: one claim record from the runs of a notebook at several seeds (private).
 
 ``lupikit paper --seeds N`` runs each notebook at its paper preset with the
-seeds ``seed, seed + 1, ..., seed + N - 1`` and records, per claim, how many of
-the runs it held in and the spread of its value. A claim keeps its verdict
-(``"reproduced"`` or ``"direction"``) only when it holds at a stated majority
-of the seeds, :data:`MAJORITY` (four of five); otherwise it is
-``"not reproduced"``, with the fraction shown beside it. A statistical claim
-checked with ``pool="mean"`` is decided instead by the mean of its values
-over the seeds (their splits pooled into one estimate), one checked with
-``pool="ttest"`` by a one-sided t-test of the seeds' values against its
-threshold.
+seeds ``0, 1, ..., N - 1`` (each the entropy of the notebook's own
+:class:`numpy.random.SeedSequence`, whose spawned children draw its
+replications: the runs at two seeds share no draw), and records, per claim,
+its value at every seed and one verdict from **one decision rule**:
+
+- a claim whose value does not depend on the seed (``deterministic``) is one
+  measurement: its verdict is that of its check;
+- a claim compared with a threshold is decided by a 95 % interval
+  (:data:`lupikit._book.intervals.LEVEL`) of its mean over the seeds, the
+  interval the claim declares (``rule``: ``"t"`` for independent
+  replications, ``"resampled-t"`` for re-splits of the same rows,
+  ``"binomial"`` for a count): wholly on the side the claim states, the
+  claim keeps its verdict (``"reproduced"`` or ``"direction"``); wholly on the
+  other side, ``"not reproduced"``; across the threshold, ``"inconclusive"``.
+  A claim that a value is high and that carries a trivial model's
+  ``baseline`` is held to the larger of its threshold and the baseline's mean;
+- a claim checked as a compound condition (``holds``) is decided by the exact
+  interval of the share of seeds at which it holds, against one half.
+
+"Held at k of n" stays beside the verdict as information; ``p`` is the
+one-sided p-value of the test that the interval inverts (the null: the claim
+does not hold), for a correction for multiplicity on the scorecard.
 
 This module drives no notebook and imports no part of the library.
 
 Examples
 --------
 >>> runs = [[{"id": "a.gap", "value": v, "holds": v > 0, "verdict": "direction" if v > 0
-...           else "not reproduced", "expected": True}] for v in (0.2, 0.1, -0.1, 0.3, 0.25)]
+...           else "not reproduced", "op": ">", "bound": 0.0, "rule": "t", "held_verdict": "direction"}]
+...         for v in (0.2, 0.1, 0.15, 0.3, 0.25)]
 >>> record = aggregate_claims(runs, seeds=[0, 1, 2, 3, 4])[0]
->>> record["seeds"]["held"], record["seeds"]["n"], record["verdict"]
-(4, 5, 'direction')
+>>> record["verdict"], record["rule"], record["n"], [round(b, 3) for b in record["interval"]]
+('direction', 't', 5, [0.102, 0.298])
 """
 
 import json
@@ -28,14 +42,16 @@ import numbers
 import statistics
 
 from ..claims import HELD, OPS, UNMEASURED  # the comparisons a claim may state, as the claim was checked
+from .intervals import LEVEL, binomial_interval, decide, interval, p_value
 
-__all__ = ["MAJORITY", "POOLED_LEVEL", "aggregate_claims", "majority_verdict", "seeds_ran", "seed_runs"]
-
-#: A claim holds across seeds when it holds at least at this fraction of them.
-MAJORITY = 0.8
+__all__ = ["GUARD_SUFFIX", "LEVEL", "aggregate_claims", "seeds_ran", "seed_runs", "undecided"]
 
 _CARRIED = ("id", "statement", "paper_value", "threshold", "source", "section", "expected", "reason",
-            "relation", "how", "why", "evidence", "deterministic", "explained_in")
+            "relation", "how", "why", "evidence", "deterministic", "explained_in", "identity", "looser",
+            "paper_estimate")
+#: what a claim's check declared, kept per record so that more seeds can be added later
+_DECLARED = ("op", "bound", "rule", "held_verdict", "test_fraction", "trials")
+_ONE_SIDED = ("<", "<=", ">", ">=")
 
 
 def _is_number(value):
@@ -47,32 +63,60 @@ def seeds_ran(seeds):
     """How many seeds ran a claim's check (not "not computable" nor "not runnable offline") of a record's ``seeds``."""
     verdicts = seeds.get("verdicts")
     if verdicts is None:
-        n, held, fraction = seeds.get("n"), seeds.get("held"), seeds.get("fraction")
-        return round(held / fraction) if fraction and held else n
+        return seeds.get("n")
     return sum(1 for v in verdicts if v is not None and v not in UNMEASURED)
 
 
-def majority_verdict(verdicts, held, n, majority=MAJORITY):
-    """The verdict over ``n`` seeds, given each seed's verdict and how many held.
-
-    A claim that could not be run offline (or not computed) at every seed
-    keeps that verdict; otherwise it keeps its verdict when it held at
-    ``majority`` of the seeds that ran, and is ``"not reproduced"`` else.
-    """
-    if not 0.5 < majority <= 1.0:
-        raise ValueError(f"majority must be in (0.5, 1], got {majority!r}.")
-    special = [v for v in verdicts if v in UNMEASURED]
-    ran = n - len(special)
-    if ran == 0:
-        return max(set(special), key=special.count)
-    if held >= math.ceil(majority * ran - 1e-9):
-        good = [v for v in verdicts if v in HELD]
-        # a claim whose check is the paper's own and holds is "reproduced" at every seed it holds
-        return max(set(good), key=good.count) if good else "not reproduced"
-    return "not reproduced"
+def undecided(record):
+    """The ids of a record's claims whose verdict is ``"inconclusive"`` (more seeds may decide them)."""
+    return [c["id"] for c in record.get("claims", []) if c.get("verdict") == "inconclusive"]
 
 
-def aggregate_claims(runs, seeds, majority=MAJORITY):
+def _held_verdict(first, ran):
+    verdict = first.get("held_verdict")
+    if verdict in HELD:
+        return verdict
+    good = [r["verdict"] for r in ran if r["verdict"] in HELD]
+    return max(set(good), key=good.count) if good else "reproduced"
+
+
+def _decide(ran, numeric, baselines, first):
+    """``(verdict word, estimate, [low, high], p, rule)`` of the claim over the seeds that ran it."""
+    op, bound, rule = first.get("op"), first.get("bound"), first.get("rule") or "t"
+    if op in OPS and _is_number(bound) and len(numeric) == len(ran) and len(numeric) >= 2:
+        bound = float(bound)
+        if baselines and op in (">", ">="):  # a trivial model's score on the same rows must be cleared too
+            bound = max(bound, statistics.fmean(baselines))
+        if op in _ONE_SIDED:
+            estimate, low, high = interval(rule, numeric, test_fraction=first.get("test_fraction"),
+                                           trials=first.get("trials"))
+            p = p_value(rule, numeric, op, bound, test_fraction=first.get("test_fraction"),
+                        trials=first.get("trials"))
+            if rule == "binomial":  # the interval of the proportion, on the count's scale
+                trials = float(first["trials"])
+                estimate, low, high = estimate * trials, low * trials, high * trials
+
+
+            return decide((low, high), op, bound), estimate, [low, high], p, rule
+        # equal (or not): the whole interval must be the bound itself
+        estimate, low, high = interval("t", numeric)
+        inside = low <= bound <= high
+        exact = low == high == bound
+        word = ("holds" if exact else "inconclusive" if inside else "does not hold")
+        if op == "!=":
+            word = {"holds": "does not hold", "does not hold": "holds"}.get(word, word)
+        return word, estimate, [low, high], None, "t"
+    # a compound condition (or a value that is not a number): the share of seeds at which it held
+    held = sum(1 for r in ran if r.get("holds") is True)
+    share, low, high = binomial_interval(held, len(ran))
+    from scipy import stats
+
+    p = float(stats.binomtest(held, len(ran), 0.5, alternative="greater").pvalue)
+    word = "holds" if low > 0.5 else "does not hold" if high < 0.5 else "inconclusive"
+    return word, share, [low, high], p, "binomial-share"
+
+
+def aggregate_claims(runs, seeds):
     """One record per claim from the claim records of several runs.
 
     Parameters
@@ -82,24 +126,28 @@ def aggregate_claims(runs, seeds, majority=MAJORITY):
         returns them), one list per seed, in the order of ``seeds``.
     seeds : list of int
         The seed of each run.
-    majority : float, default=MAJORITY
-        The fraction of seeds at which a claim must hold to keep its verdict.
 
     Returns
     -------
     records : list of dict
         In the order the claims first appear. Each has the fields of a claim
-        record; ``value`` is the median of the numeric values (the first
-        seed's value if they are not numbers), ``verdict`` the majority
-        verdict, and ``seeds`` a dict with ``n`` (runs that recorded the
-        claim), ``held``, ``fraction``, ``values``, ``verdicts`` and
-        ``holds`` (one per seed, None where the claim was not recorded),
-        ``median``, ``min``, ``max`` and ``sd`` (numeric values only) and
-        ``identical`` (the value was the same at every seed). A claim pooled
-        over the seeds (``pool="mean"``) takes as ``value`` the mean of the
-        values, compared with its threshold for the verdict (``pool="ttest"``:
-        tested against it), and its ``seeds`` say ``pooled``, ``mean`` and
-        ``p`` (the test's p-value, or None).
+        record and ``value`` (the estimate over the seeds: the mean of a value
+        compared with a threshold, the median of another number, or the first
+        seed's value), ``verdict`` (the rule's), ``rule`` (``"deterministic"``,
+        ``"t"``, ``"resampled-t"``, ``"binomial"``, ``"binomial-share"`` for
+        the share of seeds at which a compound condition held, ``"one seed"``
+        where one seed ran the check, or None where none could), ``level``, ``n`` (the seeds that ran
+        the check), ``interval`` (``[low, high]``, or None), ``p`` (one-sided,
+        or None), ``saturated`` (a value that depends on the seed in
+        principle but was the same at every seed), ``baseline`` (the mean
+        of a trivial model's scores, or None), and ``seeds``: ``n``,
+        ``held``, ``seeds``, ``values``, ``verdicts``, ``holds`` and
+        ``baselines`` (one per seed, None where the claim was not recorded),
+        ``median``, ``min``, ``max``, ``sd``, ``identical`` and what the
+        check declared (``op``, ``bound``, ``rule``, ``held_verdict``,
+        ``test_fraction``, ``trials``). ``guard_failed`` names the claim's
+        guards that do not hold (a held verdict then does not count: it is
+        ``"not reproduced"``), or is None.
     """
     if len(runs) != len(seeds):
         raise ValueError(f"runs and seeds differ in length ({len(runs)} and {len(seeds)}).")
@@ -114,98 +162,90 @@ def aggregate_claims(runs, seeds, majority=MAJORITY):
     for claim_id in order:
         per_seed = by_id[claim_id]
         present = [r for r in per_seed if r is not None]
+        ran = [r for r in present if r["verdict"] not in UNMEASURED]
         # the fields carried over (why, reason, ...) from the first seed that could run the check
-        first = next((r for r in present if r["verdict"] not in UNMEASURED),
-                     present[0])
-        verdicts = [r["verdict"] for r in present]
+        first = ran[0] if ran else present[0]
         # the seeds where the paper's condition held (for a claim the book shows
         # failing, expect=False, these are the seeds where the book's text is wrong)
-        held = sum(1 for r in present if r.get("holds") is True)
+        held = sum(1 for r in ran if r.get("holds") is True)
         values = [None if r is None else r.get("value") for r in per_seed]
-        numeric = [float(v) for v in values if _is_number(v)]
+        numeric = [float(r["value"]) for r in ran if _is_number(r.get("value"))]
+        baselines = [float(r["baseline"]) for r in ran if _is_number(r.get("baseline"))]
+        identical = len(present) > 1 and len({json.dumps(r.get("value")) for r in present}) == 1
         record = {key: first.get(key) for key in _CARRIED}
-        if numeric:
-            value = statistics.median(numeric)
+        value = statistics.median(numeric) if numeric else first.get("value")
+        interval_, p, rule, saturated = None, None, None, False
+        if not ran:
+            verdicts = [r["verdict"] for r in present]
+            verdict = max(set(verdicts), key=verdicts.count)
+        elif first.get("deterministic") and len({json.dumps(r.get("value")) for r in ran}) == 1:
+            # one measurement: a value that does not depend on the seed
+            verdict, rule = first["verdict"], "deterministic"
+        elif len(ran) == 1:
+            # one seed ran the check: its verdict, with no interval
+            verdict, rule = first["verdict"], "one seed"
         else:
-            value = first.get("value")
-        verdict = majority_verdict(verdicts, held, len(present), majority)
-        ran = sum(1 for v in verdicts if v not in UNMEASURED)
-        pooled = _pooled(present, numeric)
-        if pooled is not None:
-            # a statistical claim: the mean over the seeds pools their splits into one estimate
-            value, holds_pooled, p_pooled = pooled
-            verdict = first.get("held_verdict", "reproduced") if holds_pooled else "not reproduced"
+            # (a claim marked deterministic whose value moved with the seed is decided like the others)
+            word, estimate, interval_, p, rule = _decide(ran, numeric, baselines, first)
+            verdict = {"holds": _held_verdict(first, ran), "does not hold": "not reproduced",
+                       "inconclusive": "inconclusive"}[word]
+            if rule != "binomial-share":
+                value = estimate
+            saturated = identical and not first.get("deterministic")
         record.update(
-            value=value, verdict=verdict,
+            value=value, verdict=verdict, rule=rule, level=LEVEL if interval_ is not None else None,
+            n=len(ran), interval=interval_, p=p, saturated=bool(saturated),
+            baseline=statistics.fmean(baselines) if baselines else None,
             seeds={
                 "n": len(present), "held": held,
-                "fraction": round(held / ran, 4) if ran else None,
                 "seeds": [s for s, r in zip(seeds, per_seed) if r is not None],
                 "values": values,
                 "verdicts": [None if r is None else r["verdict"] for r in per_seed],
                 "holds": [None if r is None else r.get("holds") for r in per_seed],
+                "baselines": [None if r is None else r.get("baseline") for r in per_seed],
                 "median": statistics.median(numeric) if numeric else None,
-                # (and what the verdict compares, so that more seeds can be added later)
-                **({"pooled": first.get("pool"), "mean": value, "p": p_pooled, "op": first.get("op"),
-                    "bound": first.get("bound"), "held_verdict": first.get("held_verdict")}
-                   if pooled is not None else {}),
                 "min": min(numeric) if numeric else None,
                 "max": max(numeric) if numeric else None,
                 "sd": statistics.stdev(numeric) if len(numeric) > 1 else None,
                 # the same value at every seed that recorded one (a deterministic
-                # claim must have it; any other claim then did not feel the seed)
-                "identical": len(present) > 1 and len({json.dumps(r.get("value")) for r in present}) == 1,
+                # claim must have it; any other claim is then saturated)
+                "identical": identical,
+                **{key: first.get(key) for key in _DECLARED},
             })
         out.append(record)
-    return out
+    return _guarded(out)
 
 
-#: The level of the one-sided test of a claim pooled with ``pool="ttest"``.
-POOLED_LEVEL = 0.05
+#: A claim whose id ends so guards the claims that list it in their evidence (see :func:`_guarded`).
+GUARD_SUFFIX = "-guard"
 
 
-def _pooled(present, numeric):
-    """``(mean, holds, p)`` for a claim pooled over the seeds, or None.
+def _guarded(records):
+    """A held verdict counts only where the claim's guards hold.
 
-    ``pool="mean"`` compares the mean of the seeds' values with the
-    threshold (``p`` is None). ``pool="ttest"`` tests it: the seeds' values
-    are independent replicates (each seed draws its own data or splits), and
-    the claim holds when a one-sided one-sample t-test of them against the
-    threshold, in the direction of ``op``, is significant at
-    :data:`POOLED_LEVEL`. None unless every seed that ran the check asked for
-    the same pooling and compared its value with a threshold, and at least
-    two measured a number.
+    A guard (a claim whose id ends in :data:`GUARD_SUFFIX`, listed in another
+    claim's ``evidence``) checks that a model does not buy a result with a
+    trivial prediction (a fairness gap of zero by predicting one class). Where
+    a guard of the same notebook is not held, the claim it guards is ``"not
+    reproduced"``, its ``guard_failed`` naming the guards.
     """
-    ran = [r for r in present if r["verdict"] not in UNMEASURED]
-    pools = {r.get("pool") for r in ran}
-    if len(numeric) < 2 or len(pools) != 1 or pools == {None}:
-        return None
-    pool = pools.pop()
-    op, bound = ran[0].get("op"), ran[0].get("bound")
-    if op not in OPS or not _is_number(bound):
-        return None
-    mean = statistics.fmean(numeric)
-    if pool == "mean":
-        return mean, bool(OPS[op](mean, float(bound))), None
-    if pool == "ttest" and op in ("<", "<=", ">", ">="):
-        from scipy import stats
-
-        if statistics.pstdev(numeric) == 0:  # no spread: the test degenerates to the comparison
-            return mean, bool(OPS[op](mean, float(bound))), None
-        side = "greater" if op in (">", ">=") else "less"
-        p = float(stats.ttest_1samp(numeric, float(bound), alternative=side).pvalue)
-        return mean, p < POOLED_LEVEL, p
-    return None
+    by_id = {r["id"]: r for r in records}
+    for r in records:
+        guards = [e for e in r.get("evidence") or [] if e.endswith(GUARD_SUFFIX) and e in by_id]
+        failed = [g for g in guards if by_id[g]["verdict"] not in HELD]
+        r["guard_failed"] = failed or None
+        if failed and r["verdict"] in HELD + ("inconclusive",):
+            r["verdict"] = "not reproduced"
+    return records
 
 
 def seed_runs(record):
     """The seeds of a recorded result and each seed's claim records, or None.
 
     The inverse of :func:`aggregate_claims` for what a verdict needs (value,
-    verdict and whether the paper's condition held, per seed), so that a
-    record can be extended by more seeds without running its seeds again.
-    A record of one seed always can be; one of several seeds needs the
-    per-seed ``verdicts`` and ``holds`` that :func:`aggregate_claims` stores.
+    verdict, whether the check held, the baseline, and what the check
+    declared), so that a record can be extended by more seeds without
+    running its seeds again.
 
     Parameters
     ----------
@@ -239,15 +279,12 @@ def seed_runs(record):
             return None
         verdicts, holds = spread.get("verdicts"), spread.get("holds")
         if verdicts is None or holds is None:
-            if len(seeds) != 1:
-                return None
-            # one seed: the record's verdict is that seed's verdict
-            verdicts, holds = [claim["verdict"]], [bool(spread.get("held"))]
+            return None
+        baselines = spread.get("baselines") or [None] * len(seeds)
         base = {key: claim.get(key) for key in _CARRIED}
-        if spread.get("pooled"):
-            base.update(pool=spread["pooled"], op=spread.get("op"), bound=spread.get("bound"),
-                        held_verdict=spread.get("held_verdict"))
+        base.update({key: spread.get(key) for key in _DECLARED})
         for k, verdict in enumerate(verdicts):
             if verdict is not None:
-                runs[k].append(dict(base, value=values[k], verdict=verdict, holds=holds[k]))
+                runs[k].append(dict(base, value=values[k], verdict=verdict, holds=holds[k],
+                                    baseline=baselines[k]))
     return seeds, runs

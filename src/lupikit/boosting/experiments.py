@@ -47,7 +47,8 @@ from ..metrics import (
     equalized_odds_difference,
 )
 
-__all__ = ["compare_models", "compare_on_tasks", "metric_table", "paired_test", "count_wins",
+__all__ = ["compare_models", "compare_on_tasks", "metric_table", "paired_test", "count_wins", "split_draws",
+           "guard_margin",
            "across_datasets", "gain_correlation", "tuned_comparison", "select_on_validation",
            "variable_groups", "proxy_ablation", "PAPER_COUNTS"]
 
@@ -121,9 +122,66 @@ def _one_split(models, task, tr, te, rep, privileged_only, memory):
             params = est.get_params()
             uses_priv = "teacher" in params or params.get("mode", "nf") != "nf"
             proba = fit_predict(est, X_tr, y_tr, Xs_tr if uses_priv else None, X_te)
-        rows.append({"dataset": task.name, "model": name, "rep": rep,
+        rows.append({"dataset": task.name, "model": name, "rep": rep, "train_rows": _rows_hash(tr),
                      **_score(y[te], proba, S_te, float(np.mean(y_tr)))})
     return rows
+
+
+def _rows_hash(rows):
+    """12 hex digits of a split's training row indices (what the split drew)."""
+    import hashlib
+
+    return hashlib.blake2b(np.ascontiguousarray(np.asarray(rows, dtype=np.int64)).tobytes(),
+                           digest_size=6).hexdigest()
+
+
+def split_draws(results):
+    """What each split (replication) of :func:`compare_on_tasks` drew: one item per split.
+
+    A split draws the training rows of every data set; the item is the
+    sorted ``"dataset:hash"`` strings of its training rows (``train_rows``),
+    for :meth:`lupikit.claims.Claims.draws`.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> res = pd.DataFrame({"dataset": ["a", "a", "b"], "rep": [0, 1, 0], "train_rows": ["x", "y", "z"]})
+    >>> [d.tolist() for d in split_draws(res)]
+    [['a:x', 'b:z'], ['a:y']]
+    """
+    out = []
+    for _, part in results.groupby("rep", sort=True):
+        pairs = part[["dataset", "train_rows"]].drop_duplicates()
+        out.append(np.array(sorted(f"{d}:{h}" for d, h in zip(pairs["dataset"], pairs["train_rows"]))))
+    return out
+
+
+def guard_margin(auc_model, auc_plain, positive_rate, base_rate, *, auc_tolerance=0.01, rate_tolerance=0.5):
+    """How far a model stays from buying a fairness gain by predicting one class (>= 0: it does not).
+
+    The smaller of two normalised margins: the AUC's, ``(auc_model - auc_plain
+    + auc_tolerance) / auc_tolerance`` (>= 0 where the model's AUC is no more
+    than ``auc_tolerance`` below the plain model's), and the positive
+    rate's, ``(rate_tolerance - |positive_rate - base_rate| / base_rate) /
+    rate_tolerance`` (>= 0 where the rate is within ``rate_tolerance`` of the
+    base rate, relatively). Pass ``positive_rate=None`` for a comparison at
+    the base rate, where the rate is the base rate by construction.
+    Arrays (one entry per data set) give the worst data set.
+
+    Examples
+    --------
+    >>> round(guard_margin(0.80, 0.805, 0.20, 0.25), 6)
+    0.5
+    >>> guard_margin(0.80, 0.80, 0.01, 0.25) < 0  # almost nobody predicted positive
+    True
+    """
+    auc = (np.asarray(auc_model, dtype=float) - np.asarray(auc_plain, dtype=float) + auc_tolerance) / auc_tolerance
+    worst = float(np.min(auc))
+    if positive_rate is not None:
+        base = np.asarray(base_rate, dtype=float)
+        rel = np.abs(np.asarray(positive_rate, dtype=float) - base) / base
+        worst = min(worst, float(np.min((rate_tolerance - rel) / rate_tolerance)))
+    return worst
 
 
 def compare_models(models, task, *, n_repeats=3, test_size=0.3, privileged_only=None,

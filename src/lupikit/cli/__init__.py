@@ -24,11 +24,12 @@
     parameter with its threshold.
 ``lupikit paper [NOTEBOOK ...] [--seeds N] [--jobs N] [--force] [--check] [--scheduler ADDRESS]``
     run the notebooks at ``--preset paper`` (several at once), each at ``N``
-    seeds (its ``seed`` parameter and the ``N - 1`` after it), and write
-    ``results/paper/<part>/<name>.json`` (parameters, claims, provenance): a
-    claim keeps its verdict only where it holds at four of five seeds
-    (``lupikit._book.seeds.MAJORITY``), and the record gives the fraction and
-    the spread of its value. A notebook whose record is current (its code,
+    seeds (0, 1, ...: each the entropy of the notebook's ``SeedSequence``), and
+    write ``results/paper/<part>/<name>.json`` (parameters, claims, provenance,
+    what each replication drew): a claim's verdict follows a 95 % interval of
+    its value over the seeds against its threshold (held, not held, or
+    inconclusive; :mod:`lupikit._book.seeds`); ``--max-seeds M`` adds seeds
+    where claims stay inconclusive. A notebook whose record is current (its code,
     the library definitions its run can execute and the data files it read
     unchanged), with at least as many seeds, is not run again unless
     ``--force``; ``--check`` runs nothing and lists every record as current or

@@ -38,7 +38,7 @@ def cmd_paper(args):
         return print_check(results_dir, nb_dir, args.notebooks)
     record_paper(paths, args.notebooks, n_seeds=args.seeds, jobs=args.jobs, results_dir=results_dir,
                  force=args.force, shortest_first=args.shortest_first, scheduler=args.scheduler,
-                 kernel=args.kernel, log=_log)
+                 kernel=args.kernel, log=_log, max_seeds=args.max_seeds, time_limit=args.time_limit)
     return 0
 
 
@@ -50,10 +50,14 @@ def add_paper_parser(sub):
     p_paper.add_argument("--force", action="store_true", help="run up-to-date notebooks again, and every seed (a run that stopped "
                               "part-way otherwise keeps the seeds it finished on unchanged code)")
     p_paper.add_argument("--seeds", type=int, default=1,
-                         help="runs per notebook, at the seeds seed, seed+1, ...: a claim keeps its verdict "
-                              "where it holds at 4 of 5 of them, or, if pooled, where the mean of its "
-                              "values (pool='mean') or a t-test over them (pool='ttest') says so "
-                              "(default 1)")
+                         help="runs per notebook, at the seeds 0, 1, ... (each the entropy of the notebook's "
+                              "SeedSequence): a claim's verdict follows a 95%% interval of its value over "
+                              "them against its threshold: held, not held, or inconclusive (default 1)")
+    p_paper.add_argument("--max-seeds", type=int, default=None,
+                         help="add seeds, 5 at a time, to a notebook whose claims stay inconclusive, up to "
+                              "this many (default: --seeds, none added)")
+    p_paper.add_argument("--time-limit", type=float, default=None,
+                         help="hours: add no seeds that would not end within this time from the start")
     p_paper.add_argument("--shortest-first", action="store_true",
                          help="run the quickest notebooks first, so that their records land early in a run "
                               "that will be stopped and resumed (default: the longest first, so that the "

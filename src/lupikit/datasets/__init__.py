@@ -51,6 +51,7 @@ from ._fairness_survey import (
     load_student_performance,
 )
 from ._ordinal_benchmarks import ORDINAL_BENCHMARKS, load_ordinal_benchmark
+from ._lupi_control import make_lupi_ordinal_noise
 from ._relevance_benchmarks import FRI_SETS, make_fri_ordinal, make_ordinal_benchmark
 from ._synthetic import (
     make_additive_dependence,
@@ -91,6 +92,7 @@ __all__ = [
     "load_soybean_small",
     "make_ordinal_relevance",
     "make_lupi_ordinal",
+    "make_lupi_ordinal_noise",
     "make_regression_relevance",
     "make_lupi_regression",
     "bin_target",

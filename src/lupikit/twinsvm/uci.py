@@ -51,6 +51,7 @@ from ..datasets import (load_compound, load_dermatology, load_ecoli, load_glass,
                         load_page_blocks, load_soybean_small, load_zoo)
 from ._svm import PinballSVC, SVMPlus
 from ._twin import PinballTwinSVC, PrivilegedPinballTwinSVC, PrivilegedTwinSVC
+from ..seeding import spawn_seeds
 from .experiments import _fold, cross_validate_lupi, holdout_tune
 
 __all__ = [
@@ -61,6 +62,8 @@ __all__ = [
     "TABLE1",
     "TABLE2",
     "TABLE3",
+    "TABLE2_STD",
+    "TABLE3_STD",
     "TABLE3_F1",
     "PAPER_GRID",
     "load_uci",
@@ -68,6 +71,7 @@ __all__ = [
     "candidates",
     "run_benchmark",
     "majority_rate",
+    "protocol_draw",
     "tuning_ablation",
     "ablation_summary",
     "all_rows_check",
@@ -121,6 +125,34 @@ TABLE3 = {
     "haberman": (75.16, 75.40, 75.64, 76.14, 77.78),
     "soybean": (100.00, 100.00, 100.00, 100.00, 100.00),
     "page_blocks": (91.76, 92.74, 90.75, 92.74, 94.45),
+}
+
+#: Table 2 (linear kernel): the standard deviations (over the folds, %) it gives beside :data:`TABLE2`.
+TABLE2_STD = {
+    "iris": (4.36, 4.21, 3.01, 3.87, 2.87),
+    "compound": (4.07, 5.05, 4.87, 5.41, 3.66),
+    "wine": (3.54, 3.58, 5.30, 4.65, 3.86),
+    "ecoli": (3.35, 5.87, 4.77, 5.01, 4.68),
+    "dermatology": (3.76, 2.64, 2.22, 4.02, 3.38),
+    "zoo": (3.43, 3.14, 3.65, 2.06, 2.11),
+    "glass": (4.11, 5.07, 4.78, 4.54, 2.94),
+    "haberman": (4.12, 4.89, 3.36, 5.04, 3.03),
+    "soybean": (1.08, 0.00, 2.11, 0.00, 0.00),
+    "page_blocks": (1.21, 0.88, 1.34, 1.23, 0.21),
+}
+
+#: Table 3 (RBF kernel): the standard deviations (over the folds, %) it gives beside :data:`TABLE3`.
+TABLE3_STD = {
+    "iris": (3.36, 5.32, 3.12, 4.01, 4.08),
+    "compound": (3.98, 5.74, 5.78, 5.14, 3.08),
+    "wine": (3.74, 4.02, 2.65, 3.78, 4.14),
+    "ecoli": (4.87, 4.97, 5.47, 4.68, 4.67),
+    "dermatology": (3.14, 2.78, 2.74, 3.47, 2.09),
+    "zoo": (3.54, 3.28, 3.78, 5.09, 4.08),
+    "glass": (3.12, 4.47, 2.68, 4.65, 3.88),
+    "haberman": (4.08, 5.21, 4.98, 6.06, 4.67),
+    "soybean": (0.00, 0.00, 0.00, 0.00, 0.00),
+    "page_blocks": (1.87, 1.44, 2.07, 1.21, 1.00),
 }
 
 #: Table 3 (RBF kernel): F1 of Pin-TWSVM and Pin-TWSVMPI (none for Soybean).
@@ -372,6 +404,44 @@ def majority_rate(y, *, n_splits=None, random_state=0):
     return 100.0 * float(np.mean(accs))
 
 
+def protocol_draw(name, *, max_samples=None, seed=0, data_home=None):
+    """What one seed of :func:`run_benchmark` draws on a data set: its rows, tuning set and folds.
+
+    For :meth:`lupikit.claims.Claims.draws`: the rows kept (the subsample of
+    :func:`load_uci`, all rows otherwise), the 10% tuning set of
+    :func:`~lupikit.twinsvm.experiments.holdout_tune` and the test fold of
+    every row in the stratified 5-fold cross-validation, all of ``seed``.
+
+    Returns
+    -------
+    ndarray of int
+        The kept rows' indices, then a 0/1 tuning-set mark and the test fold
+        (0 to 4) of each kept row.
+
+    Examples
+    --------
+    >>> from lupikit.twinsvm.uci import protocol_draw
+    >>> d0, d1 = protocol_draw("iris", seed=0), protocol_draw("iris", seed=1)
+    >>> d0.shape, bool((d0 == protocol_draw("iris", seed=0)).all()), bool((d0 == d1).all())
+    ((450,), True, False)
+    """
+    from sklearn.model_selection import train_test_split
+
+    _, y_all = load_uci(name, data_home=data_home)
+    rows = np.arange(len(y_all))
+    if max_samples is not None and max_samples < len(y_all):
+        split = StratifiedShuffleSplit(n_splits=1, train_size=max_samples, random_state=seed)
+        rows = np.sort(next(split.split(np.zeros((len(y_all), 1)), y_all))[0])
+    y = y_all[rows]
+    tune = np.zeros(len(y), dtype=int)
+    tune[train_test_split(np.arange(len(y)), test_size=0.1, stratify=y, random_state=seed)[1]] = 1
+    fold = np.zeros(len(y), dtype=int)
+    cv = StratifiedKFold(n_splits=5, shuffle=True, random_state=seed)
+    for k, (_, te) in enumerate(cv.split(np.zeros((len(y), 1)), y)):
+        fold[te] = k
+    return np.r_[rows, tune, fold]
+
+
 def tuning_ablation(name, kernel, grid, *, n_candidates=None, max_samples=None, seed=0, n_jobs=None,
                     solver="smo", data_home=None, models=MODELS):
     """Every candidate of every model scored by 5-fold cross-validation: the tuning ablation.
@@ -380,8 +450,10 @@ def tuning_ablation(name, kernel, grid, *, n_candidates=None, max_samples=None, 
     candidates (its full grid, or ``n_candidates`` drawn as in
     :func:`candidates`, the draw of :func:`run_benchmark`) is scored twice by
     stratified 5-fold cross-validation on all the rows: on the evaluation
-    folds of :func:`run_benchmark` (``seed``), and on other folds
-    (``seed + 1``), the tuning criterion. Two protocols follow (see
+    folds of :func:`run_benchmark` (``seed``), and on other folds, the
+    tuning criterion, whose seed is a child of ``SeedSequence(seed)`` (stream
+    ``"ablation tuning folds"``, :func:`lupikit.seeding.spawn_seeds`), so
+    that no two seeds share the tuning folds or the evaluation folds. Two protocols follow (see
     :func:`ablation_summary`): *cv-tuned* (each model takes the candidate
     with the best accuracy on the other folds, then is scored on the
     evaluation folds; an equal budget for every model, tuned on all the rows
@@ -405,6 +477,7 @@ def tuning_ablation(name, kernel, grid, *, n_candidates=None, max_samples=None, 
     (2, ['cv_tuned', 'oracle'])
     """
     X, y = load_uci(name, data_home=data_home, max_samples=max_samples, random_state=seed)
+    tune_seed = spawn_seeds(seed, 1, stream="ablation tuning folds")[0]
     all_models = make_models(kernel, solver=solver)
     rows = []
     for model in models:
@@ -414,7 +487,7 @@ def tuning_ablation(name, kernel, grid, *, n_candidates=None, max_samples=None, 
             params = {k: v[0] for k, v in cand.items()}
             fitted = est.set_params(**params)
             acc = [100 * cross_validate_lupi(fitted, X, y, random_state=s, n_jobs=n_jobs)["accuracy"].mean()
-                   for s in (seed, seed + 1)]
+                   for s in (seed, tune_seed)]
             rows.append({"model": model, "params": params, "acc_eval": acc[0], "acc_tune": acc[1]})
     return pd.DataFrame(rows)
 
