@@ -125,8 +125,8 @@ def test_the_verdicts_follow_the_one_decision_rule(path):
         if c["verdict"] in ("reproduced", "direction") and c.get("baseline") is not None and c["interval"]:
             assert c["interval"][0] > c["baseline"] or c["interval"][0] >= c["baseline"] == c["interval"][1], c["id"]
         if c["verdict"] not in ("not computable", "not runnable offline") and c["n"] > 1:
-            assert c["rule"] in ("deterministic", "t", "resampled-t", "binomial", "binomial-share"), c["id"]
-            assert (c["interval"] is None) == (c["rule"] == "deterministic"), c["id"]
+            assert c["rule"] in ("deterministic", "identity", "t", "resampled-t", "binomial", "binomial-share"), c["id"]
+            assert (c["interval"] is None) == (c["rule"] in ("deterministic", "identity")), c["id"]
 
 
 @pytest.mark.parametrize("path", RESULTS, ids=[p.stem for p in RESULTS])

@@ -173,3 +173,10 @@ def test_a_claim_whose_guard_fails_does_not_count():
     trivial = aggregate_claims([run(0.0, -0.1), run(0.0, -0.12), run(0.0, -0.11)], seeds=[0, 1, 2])
     assert trivial[1]["verdict"] == "not reproduced"
     assert trivial[0]["verdict"] == "not reproduced" and trivial[0]["guard_failed"] == ["f.gap-guard"]
+
+
+def test_an_identity_holds_where_it_holds_at_every_seed():
+    ok = aggregate_claims([[_compound("a", True) | {"identity": True}] for _ in range(3)], seeds=[0, 1, 2])[0]
+    assert ok["verdict"] == "reproduced" and ok["rule"] == "identity" and ok["interval"] is None
+    bad = aggregate_claims([[_compound("a", h) | {"identity": True}] for h in (True, False, True)], seeds=[0, 1, 2])[0]
+    assert bad["verdict"] == "not reproduced"

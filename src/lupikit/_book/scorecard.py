@@ -153,6 +153,8 @@ def seeds_text(claim):
         return "1 seed"
     rule = claim.get("rule")
     ran, held = claim.get("n") or seeds_ran(seeds), seeds.get("held")
+    if rule == "identity":
+        return f"identity: held at {held} of {ran} seeds"
     if rule == "deterministic" or (rule is None and claim.get("deterministic") and seeds.get("identical")):
         return "deterministic" + (f", {fmt(seeds['min'])}" if seeds.get("min") is not None else "")
     if rule == "one seed" or ran == 1:

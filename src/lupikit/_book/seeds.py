@@ -8,6 +8,8 @@ its value at every seed and one verdict from **one decision rule**:
 
 - a claim whose value does not depend on the seed (``deterministic``) is one
   measurement: its verdict is that of its check;
+- an identity (a book check that cannot fail short of a bug) is no
+  statistical finding: it holds where it holds at every seed;
 - a claim compared with a threshold is decided by a 95 % interval
   (:data:`lupikit._book.intervals.LEVEL`) of its mean over the seeds, the
   interval the claim declares (``rule``: ``"t"`` for independent
@@ -134,7 +136,7 @@ def aggregate_claims(runs, seeds):
         record and ``value`` (the estimate over the seeds: the mean of a value
         compared with a threshold, the median of another number, or the first
         seed's value), ``verdict`` (the rule's), ``rule`` (``"deterministic"``,
-        ``"t"``, ``"resampled-t"``, ``"binomial"``, ``"binomial-share"`` for
+        ``"identity"``, ``"t"``, ``"resampled-t"``, ``"binomial"``, ``"binomial-share"`` for
         the share of seeds at which a compound condition held, ``"one seed"``
         where one seed ran the check, or None where none could), ``level``, ``n`` (the seeds that ran
         the check), ``interval`` (``[low, high]``, or None), ``p`` (one-sided,
@@ -181,6 +183,11 @@ def aggregate_claims(runs, seeds):
         elif first.get("deterministic") and len({json.dumps(r.get("value")) for r in ran}) == 1:
             # one measurement: a value that does not depend on the seed
             verdict, rule = first["verdict"], "deterministic"
+        elif first.get("identity"):
+            # an identity (a check that cannot fail short of a bug) is no statistical finding: it must
+            # hold at every seed that ran it
+            verdict = _held_verdict(first, ran) if held == len(ran) else "not reproduced"
+            rule = "identity"
         elif len(ran) == 1:
             # one seed ran the check: its verdict, with no interval
             verdict, rule = first["verdict"], "one seed"
