@@ -432,7 +432,8 @@ def data():
         "boosting/fairness": notebook(
             default=[claim("boosting.fairness-dp-compas", "not reproduced", -0.01),
                      claim("boosting.default-only", "direction")],
-            paper=[claim("boosting.fairness-dp-compas", "direction", 0.2, seeds=SEEDS),
+            paper=[claim("boosting.fairness-dp-compas", "direction", 0.15, seeds=SEEDS, rule="t",
+                         interval=[0.01, 0.37], n=5, level=0.95, p=0.04),
                    claim("boosting.paper-only", "reproduced"),
                    claim("boosting.offline", "not runnable offline", None, "the data are not vendored")],
             seeds=[0, 1, 2, 3, 4]),
@@ -446,12 +447,18 @@ def data():
 
 
 def _rows(md):
-    """The list-table rows of the generated page: [claim, verdict, seeds, ours vs paper, relation, why]."""
+    """The list-table rows of the generated page: [claim, verdict, seeds, ours vs paper, relation, why].
+
+    (A row of the page: the claim and its relation, the verdict and the seeds' summary after "; ",
+    ours vs the paper, the why.)
+    """
     lines = md.splitlines()
     rows = []
     for k, line in enumerate(lines):
         if line.startswith("* - {ref}`"):
-            rows.append([line[4:]] + [lines[k + j][4:] for j in (2, 3, 4, 1, 5)])
+            claim, relation = line[4:].rsplit(" (", 1)
+            verdict, _, seeds = lines[k + 1][4:].partition("; ")
+            rows.append([claim, verdict, seeds or "–", lines[k + 2][4:], relation.rstrip(")"), lines[k + 3][4:]])
     return rows
 
 
@@ -473,8 +480,8 @@ def test_scorecard_shows_the_paper_verdict_first_and_where_the_default_differs(d
     assert table[0].startswith("| claims | reproduced | direction | inconclusive | not reproduced | not computable |")
     assert table[2] == "| paper preset (recorded) | 2 | 1 | 0 | 0 | 1 | 1 | 5 |"
     assert table[3] == "| this build (default preset) | 1 | 1 | 0 | 1 | 1 | 0 | 4 |"
-    assert md.index("claims at the paper preset: 1 reproduced, 1 direction, 1 not runnable offline") \
-        < md.index("This build (default preset), 2 claims: 1 direction, 1 not reproduced")
+    # each part leads with the paper's own claims (here unstated: counted with the book's checks)
+    assert md.count("**The paper's own claims (0):**") == 2
 
 
 def test_scorecard_of_the_paper_preset_build_names_no_default():
@@ -487,18 +494,19 @@ def test_scorecard_of_the_paper_preset_build_names_no_default():
 
 def test_scorecard_shows_the_seeds_and_states_the_majority_rule_once(data):
     md = scorecard.scorecard_markdown(data, "default")
-    assert _row(md, "boosting.fairness-dp-compas")[2] == "4/5 seeds, -0.1 to 0.3"
-    assert _row(md, "boosting.fairness-dp-compas")[3].startswith("0.2 (median), needs > 0; paper:")
+    assert _row(md, "boosting.fairness-dp-compas")[2] == \
+        "mean 0.15, 95% t interval 0.01 to 0.37 over 5 seeds (held at 4)"
+    assert _row(md, "boosting.fairness-dp-compas")[3].startswith("0.15 (mean over the seeds), needs > 0; paper:")
     assert _row(md, "boosting.paper-only")[2] == "1 seed"
     assert _row(md, "boosting.offline")[2] == "–"  # nothing was run
     assert _row(md, "boosting.default-only")[2] == "–"  # no paper-scale record
-    assert md.count("holds for at least 80% of the seeds (4 of 5)") == 1
+    assert md.count("**The decision rule.**") == 1 and "Nadeau and Bengio" in md
     assert "Seeds per notebook: 5 seeds: 1 notebook; 1 seed: `twinsvm/uci`." in md
     # a seed at which the claim could not be run does not count against it
     partial = dict(SEEDS, held=3, fraction=0.75, min=0.1, max=0.1)
-    assert scorecard.seeds_text(claim("a", "direction", seeds=partial)) == "3/4 seeds, 0.1"
+    assert scorecard.seeds_text(claim("a", "direction", seeds=partial)) == "held at 3 of 4 seeds, 0.1"
     no_numbers = dict(SEEDS, min=None, max=None, median=None)
-    assert scorecard.seeds_text(claim("a", "direction", "yes", seeds=no_numbers)) == "4/5 seeds"
+    assert scorecard.seeds_text(claim("a", "direction", "yes", seeds=no_numbers)) == "held at 4 of 5 seeds"
     one_seed = {"x/y": notebook(default=[], paper=[claim("x.a", "direction")])}
     assert "Seeds per notebook: 1 seed: `x/y`." in scorecard.scorecard_markdown(one_seed, "default")
 
@@ -542,7 +550,7 @@ def test_every_claim_links_to_its_details(data):
     gone = {"intro/b": notebook(default=[claim("intro.x", "direction", section="Gone")], paper=[])}
     assert "[intro/b § Gone](/notebooks/intro/b.ipynb)" in scorecard.scorecard_markdown(gone, "default")
     seeded = md.split("(claim-boosting-fairness-boosting-fairness-dp-compas)=", 1)[1].split(":::", 1)[0]
-    assert "held at 4/5 seeds, -0.1 to 0.3, median 0.2" in seeded
+    assert "mean 0.15, 95% t interval 0.01 to 0.37 over 5 seeds (held at 4)" in seeded
 
 
 def test_scorecard_cells_are_short_and_cannot_break_the_table(data):
@@ -936,8 +944,8 @@ def test_scorecard_opens_with_relation_by_verdict_and_keeps_the_book_checks_apar
     data["boosting/fairness"]["paper"].append(claim("boosting.abl", "reproduced", 0.1, relation="book"))
     md = scorecard.scorecard_markdown(data, "default")
     head = md[:md.index("All claims")]
-    assert "| Part I | reformulated | 0 | 1 | 0 | 0 | 0 | 1 |" in head
-    assert "| Part I | book | 1 | 0 | 0 | 0 | 0 | 1 |" in head
+    assert "| Part I | reformulated | 0 | 1 | 0 | 0 | 0 | 0 | 1 |" in head
+    assert "| Part I | book | 1 | 0 | 0 | 0 | 0 | 0 | 1 |" in head
     # a record without the field takes this build's; with neither it is unstated
     assert "| Part I | unstated |" in head
     assert "**The reproduction** is the 1 claims" in head
@@ -959,7 +967,7 @@ def test_scorecard_shows_a_deterministic_claim_as_one_measurement():
             "identical": True}
     assert scorecard.seeds_text(claim("a", "reproduced", 3, seeds=same, deterministic=True)) == "deterministic, 3"
     assert scorecard.seeds_text(claim("a", "reproduced", 3, seeds=same)) == \
-        "5/5 seeds, the same value at every seed (3)"
+        "held at 5 of 5 seeds, the same value at every seed (3)"
 
 
 def test_seeds_and_why_cells_say_nothing_a_run_did_not_measure():
@@ -970,7 +978,7 @@ def test_seeds_and_why_cells_say_nothing_a_run_did_not_measure():
     assert scorecard.why_text(offline, "no data") == "no data"
     partly = {"n": 5, "held": 0, "fraction": 0.0, "values": [None, None, 0.1, 0.2, 0.3], "min": 0.1, "max": 0.3,
               "verdicts": ["not computable"] * 2 + ["not reproduced"] * 3, "median": 0.2}
-    assert scorecard.seeds_text(claim("b", "not reproduced", 0.2, seeds=partly)) == "0/3 seeds, 0.1 to 0.3"
+    assert scorecard.seeds_text(claim("b", "not reproduced", 0.2, seeds=partly)) == "held at 0 of 3 seeds, 0.1 to 0.3"
     ok = claim("c", "reproduced", why="what a failure would mean")
     assert scorecard.why_text(ok, ok["why"]) == ""
     assert scorecard.why_text(claim("d", "not reproduced"), None) == "no reason recorded"

@@ -14,7 +14,8 @@ def claims():
 
 
 def test_verdicts():
-    assert VERDICTS == ("reproduced", "direction", "not reproduced", "not computable", "not runnable offline")
+    assert VERDICTS == ("reproduced", "direction", "inconclusive", "not reproduced", "not computable",
+                        "not runnable offline")
 
 
 @pytest.mark.parametrize("value, reason", [
@@ -179,13 +180,59 @@ def test_a_code_fingerprint_ignores_comments_and_docstrings_only(tmp_path, edit,
     assert (fingerprint([path]) == before) is same
 
 
-def test_pooling_needs_a_comparison_and_is_recorded(claims):
-    with pytest.raises(ValueError, match="pool must be None, 'mean' or 'ttest'"):
-        claims.check("demo.p", "Acc", 0.9, ">", 0.5, paper="0.9", pool="median")
-    with pytest.raises(ValueError, match="needs op and threshold"):
-        claims.check("demo.p", "Acc", 0.9, holds=True, needs="x", paper="0.9", pool="mean")
-    with pytest.raises(ValueError, match="tests one side"):
-        claims.check("demo.p", "Acc", 0.9, "==", 0.5, paper="0.9", pool="ttest")
-    claims.check("demo.p", "Acc", 0.9, ">", 0.5, paper="0.9", pool="mean", verdict="direction", why="demo")
+def test_pooling_is_gone_one_rule_decides(claims):
+    with pytest.raises(TypeError, match="pool"):
+        claims.check("demo.p", "Acc", 0.9, ">", 0.5, paper="0.9", pool="mean")
+    claims.check("demo.p", "Acc", 0.9, ">", 0.5, paper="0.9", verdict="direction", why="demo")
     r = claims.records[-1]
-    assert (r["pool"], r["held_verdict"], r["verdict"]) == ("mean", "direction", "direction")
+    assert (r["rule"], r["held_verdict"], r["verdict"]) == ("t", "direction", "direction")
+
+
+def test_a_declared_rule_is_checked_and_recorded():
+    from lupikit.claims import Claims
+
+    c = Claims("t/x", display=False, mode="record")
+    c.check("t.a", "s", 0.8, ">", 0.5, paper="p", interval="resampled-t", test_fraction=0.2)
+    c.check("t.b", "s", 7, ">=", 6, paper="p", interval="binomial", trials=10)
+    c.check("t.c", "s", True, holds=True, paper="p")
+    assert [r["rule"] for r in c.records] == ["resampled-t", "binomial", "binomial"]
+    assert c.records[0]["test_fraction"] == 0.2 and c.records[1]["trials"] == 10
+    for bad, match in (({"interval": "bootstrap"}, "interval must be one of"),
+                       ({"interval": "resampled-t"}, "needs test_fraction"),
+                       ({"interval": "resampled-t", "test_fraction": 1.5}, "needs test_fraction"),
+                       ({"interval": "binomial"}, "needs trials"),
+                       ({"identity": True}, "identity=True is for the book's own checks"),
+                       ({"looser": True}, "looser=True is for reformulated claims"),
+                       ({"looser": True, "relation": "reformulated", "how": "looser: a floor"},
+                        "tops out at verdict='direction'"),
+                       ({"paper_estimate": 0.9}, "paper_estimate must be")):
+        with pytest.raises(ValueError, match=match):
+            c.check("t.bad", "s", 0.8, ">", 0.5, paper="p", **bad)
+
+
+def test_a_baseline_is_a_bar_the_value_must_clear_too():
+    from lupikit.claims import Claims
+
+    c = Claims("t/x", display=False, mode="record")
+    c.check("t.acc", "s", 0.72, ">", 0.6, paper="p", baseline=0.75)
+    rec = c.records[-1]
+    assert rec["holds"] is False and rec["verdict"] == "not reproduced" and rec["baseline"] == 0.75
+    assert "constant classifier's 0.75" in rec["threshold"]
+    c.check("t.acc2", "s", 0.8, ">", 0.6, paper="p", baseline=0.75)
+    assert c.records[-1]["holds"] is True
+    with pytest.raises(ValueError, match="baseline is for a claim that a value is high"):
+        c.check("t.err", "s", 0.1, "<", 0.2, paper="p", baseline=0.3)
+
+
+def test_draws_are_short_hashes_of_what_each_replication_drew():
+    import numpy as np
+
+    from lupikit.claims import Claims, draw_hash
+
+    c = Claims("t/x", display=False)
+    hashes = c.draws("splits", [np.arange(5), np.arange(1, 6), draw_hash(np.arange(5))])
+    assert len(hashes[0]) == 12 and hashes[0] == hashes[2] != hashes[1]
+    assert c.drawn == {"splits": hashes}
+    assert draw_hash(np.arange(5, dtype=np.int32)) != draw_hash(np.arange(5, dtype=np.int64))
+    with pytest.raises(ValueError, match="a name for the loop"):
+        c.draws("", [np.arange(3)])

@@ -14,12 +14,15 @@ One concept per module:
 ``execute``        one papermill run of a notebook
 ``outcomes``       a claim's outcome in a run, and the lines that tell it
 ``render``         an executed notebook as an offline HTML page
-``seeds``          one verdict from the runs at several seeds
+``intervals``      the intervals over the seeds and the verdict they give
+``seeds``          one verdict from the runs at several seeds (one rule)
 ``records``        the paper-scale records ``results/paper/`` and staleness
 ``paper``          the paper-scale pipeline (plan, run, record)
 ``sweep``          the sweep pipeline (plan, run, tables, plot)
 ``parts``          the book's parts and their titles
 ``markdown``       text for generated Markdown (cells, anchors, values)
+``headlines``      per paper: its own claims that hold, are inconclusive, fail;
+                   the correction for multiplicity
 ``scorecard``      the scorecard page and its picture, from the records
 ``pages``          every generated page of the book (``book/_generated``)
 ``build``          the executed book (jupyter-cache, then jupyter-book)

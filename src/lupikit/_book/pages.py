@@ -29,6 +29,7 @@ from .outcomes import unexpected
 from .parts import PART_LABELS
 from .paths import is_exercise_notebook
 from .records import read_paper_result, staleness, with_current_prose
+from .headlines import REPORTS, landing_markdown, part_headline_markdown
 from .scorecard import SCORECARD_FIGURE, scorecard_markdown, verdict_counts, verdict_figure
 
 __all__ = ["execution_markdown", "paper_runtimes_markdown", "write_classroom_table",
@@ -76,7 +77,14 @@ def write_pages(paths, executed, preset, notebooks, log=print):
     paths.build.mkdir(parents=True, exist_ok=True)
     paths.scorecard_json.write_text(json.dumps(data, indent=1) + "\n")
     verdict_figure(data, paths.generated / SCORECARD_FIGURE, preset)
-    (paths.generated / "scorecard.md").write_text(scorecard_markdown(data, preset, figure=SCORECARD_FIGURE))
+    # the parts' reports that the book has (links from the headlines)
+    reports = {part: doc for part, doc in REPORTS.items() if (paths.pages / f"{doc}.md").is_file()}
+    (paths.generated / "scorecard.md").write_text(scorecard_markdown(data, preset, figure=SCORECARD_FIGURE,
+                                                                     reports=reports))
+    # the headlines: per paper on the landing page, and at the top of each part's page and report
+    (paths.generated / "headlines.md").write_text(landing_markdown(data, reports=reports))
+    for part in REPORTS:
+        (paths.generated / f"headline_{part}.md").write_text(part_headline_markdown(data, part))
     (paths.generated / "paper_runtimes.md").write_text(paper_runtimes_markdown(records))
     times = json.loads(paths.times_json.read_text()) if paths.times_json.is_file() else {}
     (paths.generated / "execution.md").write_text(

@@ -6,10 +6,15 @@ Two kinds of records:
 
 - a paper-scale claim, ``"<part>/<name>:<claim id>[:<field>]"``, read from
   ``results/paper/<part>/<name>.json`` (written by ``lupikit paper``);
-  fields: ``value`` (the default: the median over the seeds), ``min``,
+  fields: ``value`` (the default: the estimate over the seeds), ``min``,
   ``max``, ``range`` (``"0.07 to 0.36"``, or the one value), ``held``
   (``"4/5"``), ``n`` (seeds), ``verdict``, ``relation``, ``paper`` (the
-  paper's value, in words), ``why``;
+  paper's value, in words), ``why``, ``interval`` (``"0.05 to 0.12"``: the
+  95 % interval over the seeds), ``rule``, ``p``, ``baseline``,
+  ``paper_mean`` and ``relative_error`` (ours against the paper's mean,
+  ``"-3.2 %"``, where the claim records the paper's mean); and of the
+  record's run, ``"<part>/<name>:@<field>"``: ``@seconds`` (per seed),
+  ``@seeds``, ``@machine``, ``@date``, ``@commit``;
 - a benchmark, ``"bench:<name>:<key>"``, read from
   ``results/benchmarks/<name>.json`` (written by ``benchmarks/bench_<name>.py``):
   a key of its ``values``, or ``@machine``, ``@date``, ``@command``,
@@ -37,12 +42,12 @@ from ..claims import HELD, UNMEASURED
 from .markdown import fmt
 from .seeds import seeds_ran
 
-__all__ = ["CLAIM_FIELDS", "ResultError", "bench_field", "bench_table", "claim_field", "find_results",
+__all__ = ["CLAIM_FIELDS", "RECORD_FIELDS", "ResultError", "record_field", "bench_field", "bench_table", "claim_field", "find_results",
            "resolve", "resolve_table"]
 
 #: The fields of a claim that a page may show.
 CLAIM_FIELDS = ("value", "min", "max", "range", "held", "n", "verdict", "relation", "paper", "why", "interval",
-                "rule", "p", "baseline")
+                "rule", "p", "baseline", "paper_mean", "relative_error")
 
 
 class ResultError(LookupError):
@@ -94,9 +99,39 @@ def claim_field(record, claim_id, field="value"):
         return "–" if not bounds else f"{fmt(bounds[0])} to {fmt(bounds[1])}"
     if field in ("p", "baseline"):
         return "–" if claim.get(field) is None else fmt(claim[field])
+    if field in ("paper_mean", "relative_error"):
+        estimate = claim.get("paper_estimate")
+        if not estimate or estimate[0] is None:
+            raise ResultError(f"claim {claim_id!r} records no mean of the paper's (paper_estimate)")
+        if field == "paper_mean":
+            return fmt(estimate[0])
+        value = claim.get("value")
+        if not isinstance(value, (int, float)) or not estimate[0]:
+            return "–"
+        return f"{100 * (float(value) - float(estimate[0])) / abs(float(estimate[0])):+.1f} %"
     if field == "paper":
         return str(claim.get("paper_value") or "")
     return str(claim.get(field) or "")
+
+
+#: What a paper-scale record says of its run: ``<part>/<name>:@<field>``.
+RECORD_FIELDS = ("seconds", "seeds", "machine", "date", "commit")
+
+
+def record_field(record, field):
+    """A field of a paper-scale record's run: its time per seed, its seeds, machine, date, commit."""
+    if field == "seconds":
+        return fmt(float(record["seconds"]))
+    if field == "seeds":
+        return str(len(record.get("seeds") or []))
+    if field == "machine":
+        return str(record.get("machine", ""))
+    if field == "date":
+        return str(record.get("executed_at", ""))[:10]
+    if field == "commit":
+        return str(record.get("git_commit", ""))[:10]
+    raise ResultError(f"unknown field @{field} of a paper-scale record (known: "
+                      f"{', '.join('@' + f for f in RECORD_FIELDS)})")
 
 
 def bench_field(record, key):
@@ -155,6 +190,8 @@ def resolve(reference, results):
     if len(parts) not in (2, 3) or "/" not in parts[0]:
         raise ResultError(f"{reference!r}: needs <part>/<name>:<claim id>[:<field>] or bench:<name>:<key>")
     record = _load(results / "paper" / f"{parts[0]}.json", reference)
+    if parts[1].startswith("@"):
+        return record_field(record, parts[1][1:])
     try:
         return claim_field(record, parts[1], parts[2] if len(parts) == 3 else "value")
     except ResultError as exc:

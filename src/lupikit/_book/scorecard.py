@@ -21,6 +21,7 @@ from ..claims import RELATIONS, UNMEASURED, VERDICTS
 from .markdown import anchor, brief, fmt, inline, one_line
 from .parts import PART_LABELS, PARTS
 from .paths import GENERATED
+from .headlines import FDR_Q, headline_counts, headline_line, landing_markdown, multiplicity
 from .intervals import LEVEL
 from .seeds import seeds_ran
 
@@ -53,6 +54,7 @@ RELATION_TEXT = {
     "reformulated": "a paper statement tested by a stricter or looser criterion (the claim says how)",
     "cited": "something the paper says about cited work, tested on our model of that work",
     "book": "the book's own check (a data check, a sanity condition, an ablation)",
+    "identity": "a check of the book's own that cannot fail short of a bug (shown apart, not a finding)",
 }
 _UNSTATED = "unstated"  # a record made before claims said their relation
 
@@ -97,12 +99,16 @@ def annotation(row, field):
 
 
 def _relation(row):
-    return annotation(row, "relation") or _UNSTATED
+    """The row's relation to the paper; a book check that is an identity is ``"identity"``."""
+    relation = annotation(row, "relation") or _UNSTATED
+    if relation == "book" and annotation(row, "identity"):
+        return "identity"
+    return relation
 
 
 def relation_counts(data, part):
     """``{relation: {verdict: n}}`` of one part's paper-scale claims (this build's where none is recorded)."""
-    rels = RELATIONS + (_UNSTATED,)
+    rels = RELATIONS + ("identity", _UNSTATED)
     counts = {r: dict.fromkeys(VERDICTS, 0) for r in rels}
     for short, d in data.items():
         if short.split("/")[0] != part:
@@ -171,6 +177,8 @@ def seeds_text(claim):
         return text
     lo, hi = seeds.get("min"), seeds.get("max")  # (a record made before the interval rule)
     text = f"held at {held} of {ran} seeds"
+    if seeds.get("identical") and lo is not None:
+        return text + f", the same value at every seed ({fmt(lo)})"
     if lo is not None and hi is not None:
         text += f", {fmt(lo)}" if lo == hi else f", {fmt(lo)} to {fmt(hi)}"
     return text
@@ -278,11 +286,11 @@ def _figure_block(figure, preset):
     return [
         f"```{{figure}} /{GENERATED}/{figure}",
         ":width: 100%",
-        f":alt: Stacked bars, one pair per part: the number of claims with each verdict at the paper "
-        f"preset and in this build ({preset} preset).",
+        ":alt: Stacked bars, one pair per part: the number of the paper's own claims and of the "
+        "reformulated ones with each verdict, at the paper preset.",
         "",
-        f"Claims per verdict and part: at the paper preset (recorded) and in this build "
-        f"({preset} preset).",
+        "The papers' own claims per verdict and part, at the paper preset: the paper's statements at its "
+        "criterion, and the reformulated ones.",
         "```",
         "",
     ]
@@ -315,21 +323,20 @@ def _why_cell(short, row, d):
 
 
 def _table(rows, label, preset):
-    head = [":::{list-table}", ":header-rows: 1", ":widths: 22 10 13 12 20 23", ":class: scorecard", "",
-            "* - claim", "  - relation", "  - verdict (paper preset" + (f" · {label})" if preset == "default" else ")"),
-            "  - seeds", "  - ours vs the paper", "  - why"]
+    head = [":::{list-table}", ":header-rows: 1", ":widths: 24 28 22 26", ":class: scorecard", "",
+            "* - claim (relation)",
+            "  - verdict (paper preset" + (f" · {label}" if preset == "default" else "") + "); over the seeds",
+            "  - ours vs the paper", "  - why"]
     return head + rows + [":::", ""]
 
 
 def _part_section(data, shorts, part, title, preset):
-    """One part: its counts, the compact tables of its claims (the book's own apart), the details."""
+    """One part: its headline (the paper's own claims first), the compact tables of its claims (the
+    reproduction, the cited work, the book's own checks and its identities apart), the details."""
     label = _build_label(preset)
-    part_counts = verdict_counts({k: data[k] for k in shorts})
-    lines = [f"## {title}", "",
-             f"{sum(part_counts['paper'].values())} claims at the paper preset: "
-             f"{_tally(part_counts['paper'])}. This build ({preset} preset), "
-             f"{sum(part_counts['build'].values())} claims: {_tally(part_counts['build'])}.", ""]
-    tables = {"reproduction": [], "book": []}
+    _, _, survivors = multiplicity(data, part)
+    lines = [f"## {title}", "", headline_line(data, part), ""]
+    tables = {"reproduction": [], "cited": [], "book": [], "identity": []}
     details = []
     for short in shorts:
         d = data[short]
@@ -338,21 +345,33 @@ def _part_section(data, shorts, part, title, preset):
             target = _label(short, row["id"])
             ours = _value_text(main)
             relation = _relation(row)
-            tables["book" if relation == "book" else "reproduction"] += [
-                f"* - {{ref}}`{row['id']} <{target}>`",
-                f"  - {relation}",
-                f"  - {inline(verdict_text(row, d['stale'], preset, bool(d['default'])))}",
-                f"  - {inline(seeds_text(row['paper']) if row['paper'] else '–')}",
+            verdict = verdict_text(row, d["stale"], preset, bool(d["default"]))
+            if (row["verdict"] in ("reproduced", "direction") and (row["paper"] or {}).get("p") is not None
+                    and relation in ("paper", "reformulated") and (short, row["id"]) not in survivors):
+                verdict += f" (not after the correction at q = {FDR_Q})"
+            table = ("reproduction" if relation in ("paper", "reformulated", _UNSTATED) else
+                     relation if relation in tables else "book")
+            spread = seeds_text(row["paper"]) if row["paper"] else ""
+            tables[table] += [
+                f"* - {{ref}}`{row['id']} <{target}>` ({relation})",
+                f"  - {inline(verdict + ('; ' + spread if spread and spread != '–' else ''))}",
                 f"  - {inline(ours + '; paper: ' + brief(main['paper_value']))}",
                 f"  - {inline(_why_cell(short, row, d))}"]
             details += claim_details(short, row, d, preset, target)
     if tables["reproduction"]:
         lines += _table(tables["reproduction"], label, preset)
-    if tables["book"]:
-        lines += [f"```{{rubric}} The book's own checks in {PART_LABELS.get(part, part)}", "```", "",
-                  "Checks of the book's own (data checks, sanity conditions, ablations): not claims of "
-                  "the paper, and not counted as its reproduction.", ""]
-        lines += _table(tables["book"], label, preset)
+    for key, head, text in (
+            ("cited", "Claims about cited work", "What the paper says about the work it cites, tested on "
+             "our model of that work: not part of the reproduction."),
+            ("book", "The book's own checks", "Checks of the book's own (data checks, sanity conditions, "
+             "ablations that test an explanation): not claims of the paper, and not counted as its "
+             "reproduction."),
+            ("identity", "Identities", "Checks that cannot fail short of a bug (an identity of the algebra, "
+             "two solvers on one problem, a data shape): they hold where they hold at every seed, and are "
+             "not counted as findings.")):
+        if tables[key]:
+            lines += [f"```{{rubric}} {head} in {PART_LABELS.get(part, part)}", "```", "", text, ""]
+            lines += _table(tables[key], label, preset)
     lines += [f"```{{rubric}} Details of the claims of {PART_LABELS.get(part, part)}", "```", ""]
     return lines + details
 
@@ -390,7 +409,7 @@ def _relations_table(data, parts):
     ] + lines + [""]
 
 
-def scorecard_markdown(data, preset, parts=PARTS, figure=None):
+def scorecard_markdown(data, preset, parts=PARTS, figure=None, reports=None):
     """The generated part of the scorecard page (MyST Markdown).
 
     Parameters
@@ -405,6 +424,8 @@ def scorecard_markdown(data, preset, parts=PARTS, figure=None):
         Part name to section title, in book order.
     figure : str or None
         The file name of the picture of the verdicts in ``book/_generated/``.
+    reports : dict or None
+        Part to its report's document, for the links (default: none).
 
     Returns
     -------
@@ -421,6 +442,19 @@ def scorecard_markdown(data, preset, parts=PARTS, figure=None):
     ]
     counts = verdict_counts(data)  # (refuses an unknown verdict)
     data = {k: dict(v, _all=data) for k, v in data.items()}  # the details link only evidence that exists
+    lines += ["**The papers' own claims, per paper** (the paper's own statements at its criterion, and the "
+              "reformulated ones; the claims about cited work, the book's own checks and its identities are "
+              "counted apart, below):", "", landing_markdown(data, parts, reports=reports or {})]
+    tests, held, survivors = multiplicity(data)
+    per_part = "; ".join(
+        f"{PART_LABELS.get(p, p)}: {len(multiplicity(data, p)[2])} of {len(multiplicity(data, p)[1])} held, "
+        f"{multiplicity(data, p)[0]} tests" for p in parts if multiplicity(data, p)[0])
+    lines += [f"**Multiplicity.** The verdicts of the papers' own claims (paper and reformulated) rest on "
+              f"{tests} tests (the claims decided by an interval over the seeds; each has the one-sided "
+              f"p-value of the test its interval inverts). Of the {len(held)} held verdicts among them, "
+              f"{len(survivors)} survive a Benjamini-Hochberg correction at q = {FDR_Q} over all {tests} "
+              f"(per part, corrected within the part: {per_part}). A held verdict that does not survive is "
+              "marked in the tables.", ""]
     lines += _relations_table(data, list(parts))
     lines += ["All claims, paper preset and this build:", ""]
     lines += _counts_table(counts, preset) + [""]
@@ -509,18 +543,20 @@ def _evidence_ref(short, reference, known=None):
 
 
 def verdict_figure(data, path, preset, parts=PARTS):
-    """Horizontal stacked bars of the claims per verdict: per part, at the paper preset and in this build.
-
-    (The totals over the book are in the table above the picture.)
+    """Horizontal stacked bars of the papers' own claims per verdict: per part, the paper's own claims
+    and the reformulated ones (the claims about cited work and the book's own checks are not drawn).
     """
     rows = []  # (label, counts), top to bottom
     for part in parts:
         shorts = [k for k in data if k.split("/")[0] == part]
         if not shorts:
             continue
-        c = verdict_counts({k: data[k] for k in shorts})
-        rows += [(f"{PART_LABELS.get(part, part)}, paper preset", c["paper"]),
-                 (f"{PART_LABELS.get(part, part)}, {preset}", c["build"])]
+        if part == "intro":
+            continue
+        c = headline_counts({k: data[k] for k in shorts})
+        rows += [(f"{PART_LABELS.get(part, part)}, paper", c["paper"]),
+                 (f"{PART_LABELS.get(part, part)}, reformulated", c["reformulated"])]
+    rows = rows or [("no claims", dict.fromkeys(VERDICTS, 0))]
     font = SCORECARD_FIGURE_FONT
     fig = Figure(figsize=(SCORECARD_FIGURE_WIDTH, 0.32 * len(rows) + 1.3))
     ax = fig.add_subplot()

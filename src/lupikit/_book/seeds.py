@@ -64,8 +64,9 @@ def _is_number(value):
 def seeds_ran(seeds):
     """How many seeds ran a claim's check (not "not computable" nor "not runnable offline") of a record's ``seeds``."""
     verdicts = seeds.get("verdicts")
-    if verdicts is None:
-        return seeds.get("n")
+    if verdicts is None:  # (a record made before the per-seed verdicts: its fraction says how many ran)
+        n, held, fraction = seeds.get("n"), seeds.get("held"), seeds.get("fraction")
+        return round(held / fraction) if fraction and held else n
     return sum(1 for v in verdicts if v is not None and v not in UNMEASURED)
 
 

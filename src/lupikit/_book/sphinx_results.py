@@ -210,18 +210,43 @@ class ClaimsTable(_TableDirective):
         for cid in (ids or list(known)):
             if cid not in known:  # newer than the (stale) record: what this build's claim says of itself
                 claim = built.get(cid, {})
-                rows.append([f"`{cid}`", claim.get("relation") or "–", _PENDING, "–", "–",
-                             brief(claim.get("paper_value") or "", 80), brief(claim.get("why") or "–", 240)])
+                rows.append([f"`{cid}` ({claim.get('relation') or '–'})", _PENDING,
+                             brief(claim.get("paper_value") or "", 80) + "; why: "
+                             + brief(claim.get("why") or "–", 200)])
                 continue
             claim = known[cid]
-            ours = claim_field(record, cid, "value") if claim.get("value") is not None else "–"
-            spread = claim_field(record, cid, "range")
-            rows.append([f"`{cid}`", claim.get("relation") or "–", claim["verdict"],
-                         claim_field(record, cid, "held") + ("" if spread == ours else f" ({spread})"),
-                         ours, brief(claim.get("paper_value") or "", 80),
-                         brief(why_text(claim, claim.get("why")) or "–", 240)])
-        columns = ["claim", "relation", "verdict", "seeds held", "ours (median)", "the paper", "why"]
-        return self._parse(_list_table("", columns, rows, widths=[18, 9, 9, 9, 8, 20, 27]))
+            rows.append([f"`{cid}` ({claim.get('relation') or '–'})", _verdict_cell(record, cid, claim),
+                         _paper_cell(record, cid, claim)])
+        columns = ["claim (relation)", "verdict; ours over the seeds", "the paper; why"]
+        return self._parse(_list_table("", columns, rows, widths=[26, 30, 44]))
+
+
+def _verdict_cell(record, cid, claim):
+    """The verdict, our estimate and its interval over the seeds (or what stands for it)."""
+    text = f"**{claim['verdict']}**"
+    if claim.get("value") is None:
+        return text
+    text += f"; {claim_field(record, cid, 'value')}"
+    if claim.get("interval"):
+        text += f" (95 % interval {claim_field(record, cid, 'interval')})"
+    if claim.get("rule") == "identity":
+        text += "; an identity"
+    elif claim.get("rule") == "deterministic":
+        text += "; deterministic"
+    if (claim.get("seeds") or {}).get("n", 1) > 1:
+        text += f"; held at {claim_field(record, cid, 'held')} seeds"
+    if claim.get("baseline") is not None:
+        text += f"; constant classifier {claim_field(record, cid, 'baseline')}"
+    return text
+
+
+def _paper_cell(record, cid, claim):
+    """The paper's value (with ours against its mean where it gives one) and the why."""
+    text = brief(claim.get("paper_value") or "", 90)
+    if (claim.get("paper_estimate") or [None])[0] is not None:
+        text += f" (ours {claim_field(record, cid, 'relative_error')} against its mean)"
+    why = why_text(claim, claim.get("why"))
+    return text + (f"; why: {brief(why, 220)}" if why else "")
 
 
 def setup(app):
