@@ -393,14 +393,15 @@ SEEDED = [
     ("code", "from lupikit.claims import Claims\n\n"
              'claims = Claims("toy/seeded", preset=preset, parameters=dict(seed=seed))\n'
              'if preset == "paper":\n    pass'),
-    ("code", 'claims.check("toy.four-of-five", "Holds but at one seed", float(seed), "!=", 5.0,\n'
+    ("code", 'claims.check("toy.clear", "Clearly positive", 0.5 + seed / 100, ">", 0.0,\n'
              '             paper="always", verdict="direction", why="a toy")\n'
-             'claims.check("toy.three-of-five", "Holds at three seeds", float(seed), "<", 6.0,\n'
-             '             paper="always")'),
+             'claims.check("toy.around", "Around zero", seed - 5.0, ">", 0.0, paper="always")\n'
+             'claims.check("toy.below", "Clearly negative", -1.0 - seed / 100, ">", 0.0,\n'
+             '             paper="always", why="a toy")'),
 ]
 
 
-def test_paper_with_seeds_records_the_fraction_and_the_majority_verdict(toy, capsys):
+def test_paper_with_seeds_records_the_interval_and_its_verdict(toy, capsys):
     make_toy(toy, "toy/seeded", cells=SEEDED)
     results = toy / "results"
     assert cli(toy, "paper", "toy/seeded", "--seeds", "5", "--results", str(results)) == 0
@@ -408,11 +409,14 @@ def test_paper_with_seeds_records_the_fraction_and_the_majority_verdict(toy, cap
     assert tuple(rec) == records.RESULT_KEYS
     # the seeds start at the notebook's own default (3)
     assert rec["seeds"] == [3, 4, 5, 6, 7] and rec["parameters"]["seed"] == 3
-    four, three = rec["claims"]
-    assert four["seeds"]["held"] == 4 and four["seeds"]["fraction"] == 0.8 and four["verdict"] == "direction"
-    assert three["seeds"]["held"] == 3 and three["verdict"] == "not reproduced"
-    assert four["seeds"]["values"] == [3.0, 4.0, 5.0, 6.0, 7.0] and four["value"] == 5.0
-    assert (four["seeds"]["min"], four["seeds"]["max"]) == (3.0, 7.0)
+    clear, around, below = rec["claims"]
+    assert clear["verdict"] == "direction" and clear["rule"] == "t" and clear["interval"][0] > 0
+    # held at 2 of 5 seeds (6 and 7), its interval straddles 0: inconclusive
+    assert around["seeds"]["held"] == 2 and around["verdict"] == "inconclusive"
+    assert around["interval"][0] < 0 < around["interval"][1] and around["value"] == 0.0
+    assert below["verdict"] == "not reproduced" and below["interval"][1] < 0
+    assert around["seeds"]["values"] == [-2.0, -1.0, 0.0, 1.0, 2.0] and around["n"] == 5
+    assert (around["seeds"]["min"], around["seeds"]["max"]) == (-2.0, 2.0)
     for seed in rec["seeds"]:
         assert (toy / "_build" / "paper" / "toy" / "seeded" / f"seed{seed}.ipynb").is_file()
     out = capsys.readouterr().out
@@ -422,6 +426,14 @@ def test_paper_with_seeds_records_the_fraction_and_the_majority_verdict(toy, cap
     assert "not run again" in capsys.readouterr().out
     assert cli(toy, "paper", "toy/seeded", "--seeds", "0", "--results", str(results)) == 2
     assert "--seeds must be at least 1" in capsys.readouterr().err
+    # --max-seeds: the inconclusive claim takes five more seeds (3 to 12: its mean 2.5 is then
+    # clear of 0), and the record says how many ran
+    assert cli(toy, "paper", "toy/seeded", "--seeds", "5", "--max-seeds", "10", "--results", str(results)) == 0
+    out = capsys.readouterr().out
+    assert "more seeds where claims are inconclusive: toy/seeded to 10 seeds" in out
+    rec = json.loads((results / "toy" / "seeded.json").read_text())
+    assert rec["seeds"] == list(range(3, 13)) and rec["claims"][1]["verdict"] == "reproduced"
+    assert rec["claims"][1]["interval"][0] > 0 and rec["claims"][1]["n"] == 10
 
 
 def test_paper_extends_a_current_record_by_the_missing_seeds_only(toy, capsys):
