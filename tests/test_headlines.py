@@ -32,9 +32,9 @@ def test_the_paper_s_own_claims_lead_and_the_rest_is_apart():
     assert line.startswith("**The paper's own claims (3):** 2 hold (1 reproduced, 1 in direction), "
                            "1 inconclusive, 0 fail.")
     assert "Counted apart: 1 about cited work" in line and "1 identities (1 hold)" in line
-    table = headlines.landing_markdown(_data(), reports={"twinsvm": "twinsvm/report"})
+    table = headlines.landing_markdown(_data(), reports={"twinsvm": "book/twinsvm/report"})
     assert "| Part II | 3: 2 hold, 1 inconclusive, 0 fail | 1: 0 hold, 0 inconclusive, 1 fail | " \
-           "{doc}`/twinsvm/report` |" in table
+           "{doc}`/book/twinsvm/report` |" in table
     assert "| Part I | 1: 1 hold, 0 inconclusive, 0 fail | 0: 0 hold, 0 inconclusive, 0 fail | – |" in table
 
 

@@ -39,9 +39,9 @@ KIND_TEXT = {
     "book": "the book's own checks (ablations, data checks)",
     "identity": "identities (checks that cannot fail short of a bug)",
 }
-#: Each part's reproduction report (from the book's root).
-REPORTS = {"boosting": "boosting/report", "twinsvm": "twinsvm/report", "relevance": "relevance/report",
-           "oblivious": "oblivious/report"}
+#: Each part's reproduction report (its document, from the book's source root).
+REPORTS = {"boosting": "book/boosting/report", "twinsvm": "book/twinsvm/report",
+           "relevance": "book/relevance/report", "oblivious": "book/oblivious/report"}
 
 
 def kind(claim):

@@ -78,7 +78,7 @@ def write_pages(paths, executed, preset, notebooks, log=print):
     paths.scorecard_json.write_text(json.dumps(data, indent=1) + "\n")
     verdict_figure(data, paths.generated / SCORECARD_FIGURE, preset)
     # the parts' reports that the book has (links from the headlines)
-    reports = {part: doc for part, doc in REPORTS.items() if (paths.pages / f"{doc}.md").is_file()}
+    reports = {part: doc for part, doc in REPORTS.items() if (paths.root / f"{doc}.md").is_file()}
     (paths.generated / "scorecard.md").write_text(scorecard_markdown(data, preset, figure=SCORECARD_FIGURE,
                                                                      reports=reports))
     # the headlines: per paper on the landing page, and at the top of each part's page and report

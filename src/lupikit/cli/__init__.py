@@ -28,7 +28,7 @@
     write ``results/paper/<part>/<name>.json`` (parameters, claims, provenance,
     what each replication drew): a claim's verdict follows a 95 % interval of
     its value over the seeds against its threshold (held, not held, or
-    inconclusive; :mod:`lupikit._book.seeds`); ``--max-seeds M`` adds seeds
+    inconclusive; ``lupikit._book.seeds``); ``--max-seeds M`` adds seeds
     where claims stay inconclusive. A notebook whose record is current (its code,
     the library definitions its run can execute and the data files it read
     unchanged), with at least as many seeds, is not run again unless
