@@ -15,6 +15,8 @@ def _data():
     return {"twinsvm/uci": {"paper": [_claim("a", "reproduced", p=0.001), _claim("b", "direction", p=0.04),
                                       _claim("c", "inconclusive", p=0.2),
                                       _claim("d", "not reproduced", "reformulated", p=0.9),
+                                      # the same value at every seed: an exact comparison, no test
+                                      dict(_claim("s", "reproduced", p=1.0), interval=[0.0, 0.0]),
                                       _claim("e", "reproduced", "cited", p=0.01),
                                       _claim("f", "reproduced", "book", identity=True),
                                       _claim("g", "not reproduced", "book", p=0.7)],
@@ -24,16 +26,16 @@ def _data():
 
 def test_the_paper_s_own_claims_lead_and_the_rest_is_apart():
     counts = headlines.headline_counts(_data(), "twinsvm")
-    assert counts["paper"]["reproduced"] == 1 and counts["paper"]["direction"] == 1
+    assert counts["paper"]["reproduced"] == 2 and counts["paper"]["direction"] == 1
     assert counts["paper"]["inconclusive"] == 1 and counts["reformulated"]["not reproduced"] == 1
     assert counts["cited"]["reproduced"] == 1 and counts["identity"]["reproduced"] == 1
     assert counts["book"]["not reproduced"] == 1
     line = headlines.headline_line(_data(), "twinsvm")
-    assert line.startswith("**The paper's own claims (3):** 2 hold (1 reproduced, 1 in direction), "
+    assert line.startswith("**The paper's own claims (4):** 3 hold (2 reproduced, 1 in direction), "
                            "1 inconclusive, 0 fail.")
     assert "Counted apart: 1 about cited work" in line and "1 identities (1 hold)" in line
     table = headlines.landing_markdown(_data(), reports={"twinsvm": "book/twinsvm/report"})
-    assert "| Part II | 3: 2 hold, 1 inconclusive, 0 fail | 1: 0 hold, 0 inconclusive, 1 fail | " \
+    assert "| Part II | 4: 3 hold, 1 inconclusive, 0 fail | 1: 0 hold, 0 inconclusive, 1 fail | " \
            "{doc}`/book/twinsvm/report` |" in table
     assert "| Part I | 1: 1 hold, 0 inconclusive, 0 fail | 0: 0 hold, 0 inconclusive, 0 fail | – |" in table
 

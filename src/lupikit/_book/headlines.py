@@ -97,8 +97,11 @@ def bh_survivors(pvalues, q=FDR_Q):
 def multiplicity(data, part=None, kinds=("paper", "reformulated")):
     """``(tests, held, survivors)``: the claims of ``kinds`` decided by a test, those held, and
     the held ones that survive the correction (a set of ``(short, id)``)."""
+    # a test: a claim decided by an interval with a spread (one whose values were the same at every
+    # seed is an exact comparison, no test)
     tested = {(s, c["id"]): c["p"] for s, c in _claims(data, part)
-              if kind(c) in kinds and c.get("p") is not None}
+              if kind(c) in kinds and c.get("p") is not None
+              and not (c.get("interval") and c["interval"][0] == c["interval"][1])}
     held = {k for k, _ in tested.items() if _verdict(data, k) in HELD}
     survivors = bh_survivors(tested) & held
     return len(tested), held, survivors

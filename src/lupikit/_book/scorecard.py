@@ -346,7 +346,9 @@ def _part_section(data, shorts, part, title, preset):
             ours = _value_text(main)
             relation = _relation(row)
             verdict = verdict_text(row, d["stale"], preset, bool(d["default"]))
+            bounds = (row["paper"] or {}).get("interval")
             if (row["verdict"] in ("reproduced", "direction") and (row["paper"] or {}).get("p") is not None
+                    and bounds and bounds[0] < bounds[1]
                     and relation in ("paper", "reformulated") and (short, row["id"]) not in survivors):
                 verdict += f" (not after the correction at q = {FDR_Q})"
             table = ("reproduction" if relation in ("paper", "reformulated", _UNSTATED) else
