@@ -26,6 +26,8 @@ PAPERS = Path(os.environ.get("LUPIKIT_PAPERS", ROOT.parent / "shared" / "papers"
 _NOT_PROSE = re.compile(r"\{[a-z-]+\}`[^`]*`|`[^`]*`|\$\$.*?\$\$|\$[^$\n]*\$|```.*?```|\]\([^)]*\)", re.S)
 _NUMBER = re.compile(r"(?<![\w.])-?(\d+\.\d+)(\s*%)?(?![\w.])")
 _REFERENCE = re.compile(r"(sec\.?|section|table|eq\.?|equation|figure|fig\.?|§|algorithm|version|v|\()\s*$")
+#: a size of a file or a package, not a result
+_SIZE = re.compile(r"\s*(KB|MB|GB|KiB|MiB|GiB)\b")
 
 
 def _is_real(v):
@@ -71,7 +73,7 @@ def _pages():
 
 def _typed(text, part, computed, allowed, paper_numbers):
     for m in _NUMBER.finditer(text):
-        if _REFERENCE.search(text[max(0, m.start() - 12):m.start()].lower()):
+        if _REFERENCE.search(text[max(0, m.start() - 12):m.start()].lower()) or _SIZE.match(text, m.end()):
             continue
         typed, percent = m.group(1), bool(m.group(2))
         x, digits = float(typed), len(typed.split(".")[1])
@@ -86,7 +88,7 @@ def _typed(text, part, computed, allowed, paper_numbers):
 
 def test_the_check_finds_a_typed_value_and_passes_a_rendered_one():
     computed = {"x": [(0.0312, "x.gap"), (0.8712, "x.acc")]}
-    text = "moves by less than 0.03, with accuracy 87.1 % (Section 3.3) and the paper's 0.95"
+    text = "moves by less than 0.03, with accuracy 87.1 % (Section 3.3), a 0.87 MB wheel and the paper's 0.95"
     found = list(_typed(_NOT_PROSE.sub(" ", text + " and {result}`x/a:x.gap` $0.03$"), "x", computed, set(),
                         {"0.95"}))
     assert found == ["0.03 (= x.gap: 0.0312)", "87.1% (= x.acc: 0.8712)"]
