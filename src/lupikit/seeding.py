@@ -3,9 +3,10 @@
 A notebook (or an experiment of the library) that repeats a random draw --
 a data set, a split, a permutation, an initialisation -- takes each
 replication's seed from its own ``seed`` with :func:`spawn_seeds`, never by
-arithmetic on it: ``seed + r`` makes the runs at seeds 0 and 1 share all
-but one of their draws, while the children of ``SeedSequence(0)`` and
-``SeedSequence(1)`` are independent streams. Two loops of one run that must
+arithmetic on it: offsetting the seed by the replication's index makes the
+runs at two consecutive seeds share all but one of their draws, while the
+children of ``SeedSequence(0)`` and ``SeedSequence(1)`` are independent
+streams. Two loops of one run that must
 not share draws name their own ``stream``.
 
 Examples
