@@ -1,7 +1,7 @@
 """Independent replications: every random draw derives from the run's seed through SeedSequence.
 
 ``lupikit.seeding`` spawns the seeds; the notebooks and the library never do
-arithmetic on a seed (``seed + r`` makes the runs at seeds 0 and 1 share all
+arithmetic on a seed (an offset by the replication index makes two consecutive seeds share all
 but one of their draws), nor seed a draw with a constant that ignores it.
 """
 
