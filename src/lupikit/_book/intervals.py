@@ -195,6 +195,8 @@ def p_value(rule, values, op, threshold, *, test_fraction=None, trials=None):
     --------
     >>> round(p_value("t", [0.61, 0.64, 0.58, 0.66, 0.63], ">", 0.5), 5)
     0.00041
+    >>> p_value("t", [0, 0, 0], "<=", 0), p_value("t", [0, 0, 0], "<", 0)
+    (0.0, 1.0)
     """
     from scipy import stats
 
@@ -217,7 +219,8 @@ def p_value(rule, values, op, threshold, *, test_fraction=None, trials=None):
         scale += float(test_fraction) / (1.0 - float(test_fraction))
     se = sd * math.sqrt(scale)
     t = float(threshold)
-    if se <= 1e-14 * max(1.0, abs(mean)):  # no spread: the comparison itself
-        return 0.0 if (mean > t if greater else mean < t) else 1.0
+    if se <= 1e-14 * max(1.0, abs(mean)):  # no spread: the comparison itself (>= and <= include t)
+        holds = {">": mean > t, ">=": mean >= t, "<": mean < t, "<=": mean <= t}[op]
+        return 0.0 if holds else 1.0
     z = (mean - t) / se
     return float(stats.t.sf(z, n - 1) if greater else stats.t.cdf(z, n - 1))

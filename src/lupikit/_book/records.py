@@ -117,6 +117,22 @@ def paper_record(path, short_name, executed, parameters, seconds, executed_at, *
     }
 
 
+def reaggregated(record):
+    """``record`` with its claims combined again from its per-seed values by today's decision rule.
+
+    The per-seed values, verdicts and baselines are the measurements; the
+    verdict over the seeds, its interval and its p-value are computed from
+    them (:func:`lupikit._book.seeds.aggregate_claims`). A change of that
+    computation applies to a record without running a seed again. Returns
+    None where the record does not hold each seed's verdicts.
+    """
+    split = seed_runs(record)
+    if split is None:
+        return None
+    claims = aggregate_claims(split[1], split[0])
+    return dict(record, claims=[{k: c.get(k) for k in CLAIM_KEYS} for c in claims])
+
+
 def result_path(results_dir, short_name):
     return Path(results_dir) / f"{short_name}.json"
 

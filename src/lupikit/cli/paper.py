@@ -5,10 +5,10 @@ from pathlib import Path
 
 from .._book.paper import record_paper
 from .._book.paths import checkout_paths, find_notebooks_dir
-from .._book.records import check_records
+from .._book.records import check_records, reaggregated, write_paper_result
 from ._args import add_execution_options
 
-__all__ = ["add_paper_parser", "cmd_paper", "print_check"]
+__all__ = ["add_paper_parser", "cmd_paper", "print_check", "reaggregate"]
 
 _log = partial(print, flush=True)
 
@@ -30,12 +30,46 @@ def print_check(results_dir, nb_dir, notebooks=(), out=print):
     return 0
 
 
+def reaggregate(results_dir, nb_dir, notebooks=(), out=print):
+    """``lupikit paper --reaggregate``: every current record combined again from its per-seed values.
+
+    Runs no notebook. A record whose verdicts, intervals or p-values the
+    decision rule of this checkout computes otherwise is rewritten, and the
+    claims whose fields changed are named; a stale record is left alone.
+    Returns 0.
+    """
+    rows = [row for row in check_records(results_dir, nb_dir) if not notebooks or row[0] in notebooks]
+    n_written = 0
+    for short, record, state in rows:
+        if state:
+            out(f"{short}: stale, left alone (re-record it with lupikit paper)")
+            continue
+        again = reaggregated(record)
+        if again is None:
+            out(f"{short}: holds no per-seed verdicts, left alone")
+            continue
+        before = {c["id"]: c for c in record["claims"]}
+        changed = [(c["id"], k) for c in again["claims"] for k in c
+                   if c.get(k) != (before.get(c["id"]) or {}).get(k)]
+        if not changed:
+            continue
+        write_paper_result(results_dir, again)
+        n_written += 1
+        for cid, field in changed:
+            old, new = (before.get(cid) or {}).get(field), next(c for c in again["claims"] if c["id"] == cid)[field]
+            out(f"{short}: {cid}: {field} {old!r} -> {new!r}")
+    out(f"{n_written} of {len(rows)} records combined again")
+    return 0
+
+
 def cmd_paper(args):
     nb_dir = find_notebooks_dir(args.notebooks_dir)
     paths = checkout_paths(nb_dir)
     results_dir = Path(args.results) if args.results else paths.results
     if args.check:
         return print_check(results_dir, nb_dir, args.notebooks)
+    if args.reaggregate:
+        return reaggregate(results_dir, nb_dir, args.notebooks, out=_log)
     record_paper(paths, args.notebooks, n_seeds=args.seeds, jobs=args.jobs, results_dir=results_dir,
                  force=args.force, shortest_first=args.shortest_first, scheduler=args.scheduler,
                  kernel=args.kernel, log=_log, max_seeds=args.max_seeds, time_limit=args.time_limit)
@@ -66,6 +100,10 @@ def add_paper_parser(sub):
     p_paper.add_argument("--check", action="store_true",
                          help="run nothing: list every record as current or stale and, for a stale one, the "
                               "library definitions, notebook code or data files that changed (exits 0)")
+    p_paper.add_argument("--reaggregate", action="store_true",
+                         help="run nothing: combine every current record again from its per-seed values by "
+                              "this checkout's decision rule (verdicts, intervals, p-values), and name what "
+                              "changed")
     add_execution_options(p_paper, "Dask scheduler address, e.g. tcp://HOST:8786: each notebook × seed runs "
                                    "as a task on the cluster's workers (its joblib loops stay on its worker); "
                                    "the workers need this checkout at the same path, its .venv, and the data "
