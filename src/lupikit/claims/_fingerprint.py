@@ -47,6 +47,7 @@ import hashlib
 import io
 import json
 import sys
+import threading
 import tokenize
 from dataclasses import dataclass, field
 from importlib import metadata
@@ -57,6 +58,18 @@ from ..datasets import FILES, sha256_of
 __all__ = ["AGGREGATION", "OUTSIDE", "PROSE", "SCHEME", "VERSIONED", "Staleness", "check_fingerprint", "claim_prose",
            "code_fingerprint", "definition_hashes", "fingerprint", "fingerprints", "library_versions",
            "notebook_hash", "reach"]
+
+#: ``ast.parse`` is not thread-safe on CPython 3.11 before 3.11.8 (gh-106905: a spurious
+#: "AST constructor recursion depth mismatch" SystemError when threads parse at once, as the
+#: paper run's threads do when each fingerprints its notebook): every parse here takes this lock.
+_PARSE_LOCK = threading.Lock()
+
+
+def _parse(source, **kwargs):
+    """``ast.parse`` under :data:`_PARSE_LOCK`."""
+    with _PARSE_LOCK:
+        return ast.parse(source, **kwargs)
+
 
 #: The version of the fingerprint's layout (a record without it has the folder hashes of before).
 SCHEME = 3
@@ -186,7 +199,7 @@ def _add(mod, qual, definition):
 
 
 def _parse_module(name, path, is_package):
-    tree = ast.parse(Path(path).read_text(encoding="utf-8"), filename=str(path))
+    tree = _parse(Path(path).read_text(encoding="utf-8"), filename=str(path))
     mod = _Module(name, is_package)
     _collect_imports(mod, tree.body)
     rest = []
@@ -529,10 +542,10 @@ def _notebook_trees(path):
     """Each code cell's syntax tree (None where it is not Python) with its source and tag."""
     for source, is_parameters in _cells(path):
         try:
-            tree = ast.parse(source)
+            tree = _parse(source)
         except SyntaxError:
             try:  # (a cell with an IPython magic: as the kernel runs it, ``%time f()`` calls f)
-                tree = _with_magic_code(ast.parse(_python(source)))
+                tree = _with_magic_code(_parse(_python(source)))
             except SyntaxError:
                 tree = None
         yield tree, source, is_parameters
@@ -552,7 +565,7 @@ def _with_magic_code(tree):
             for arg in node.args[1:]:
                 if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
                     try:
-                        extra.extend(ast.parse(arg.value).body)
+                        extra.extend(_parse(arg.value).body)
                     except SyntaxError:  # (options of the magic, e.g. ``-n 3``)
                         pass
     tree.body.extend(extra)
