@@ -75,16 +75,16 @@ paper: $(STAMP)
 ROSTER ?=
 SEED ?= 0
 classroom: $(STAMP)
-	bash tools/ensure_chromium.sh
+	bash tools/ensure_system_packages.sh
 	$(BIN)/lupikit classroom build --seed $(SEED) $(if $(ROSTER),--students $(ROSTER))
 	$(BIN)/lupikit classroom pack
 
 pdf: $(STAMP)
-	bash tools/ensure_chromium.sh
+	bash tools/ensure_system_packages.sh
 	$(BIN)/python -m lupikit._book pdf
 
 test: $(STAMP)
-	bash tools/ensure_chromium.sh
+	bash tools/ensure_system_packages.sh
 	$(BIN)/python -m pytest -n $(JOBS) --dist loadfile --nbval-lax --doctest-modules tests notebooks src/lupikit
 
 test-lib: $(STAMP)

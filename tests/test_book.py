@@ -69,8 +69,8 @@ def chromium():
     path = chromium_path()
     if path is None:
         if os.environ.get("CI"):
-            pytest.fail("chromium is required in CI (tools/ensure_chromium.sh installs it)")
-        pytest.skip("chromium is not installed (run tools/ensure_chromium.sh)")
+            pytest.fail("chromium is required in CI (tools/ensure_system_packages.sh installs it)")
+        pytest.skip("chromium is not installed (run tools/ensure_system_packages.sh)")
     return path
 
 
@@ -313,8 +313,8 @@ def test_runtime_table_is_generated_from_the_results(built_book):
 def built_pdf(built_book, chromium):
     if shutil.which("pdftotext") is None:
         if os.environ.get("CI"):
-            pytest.fail("pdftotext is required in CI (tools/ensure_chromium.sh installs poppler-utils)")
-        pytest.skip("pdftotext is not installed (run tools/ensure_chromium.sh)")
+            pytest.fail("pdftotext is required in CI (tools/ensure_system_packages.sh installs poppler-utils)")
+        pytest.skip("pdftotext is not installed (run tools/ensure_system_packages.sh)")
     proc = subprocess.run([sys.executable, "-m", "lupikit._book", "pdf"],
                           cwd=ROOT, capture_output=True, text=True)
     (ROOT / "_build" / "pdf-build.log").write_text(proc.stdout + proc.stderr)
@@ -348,8 +348,8 @@ def student_edition(built_book, chromium, tmp_path_factory):
     """``lupikit classroom build`` with the student book (HTML and PDF), from the built book's cache."""
     if shutil.which("pdftotext") is None:
         if os.environ.get("CI"):
-            pytest.fail("pdftotext is required in CI (tools/ensure_chromium.sh installs poppler-utils)")
-        pytest.skip("pdftotext is not installed (run tools/ensure_chromium.sh)")
+            pytest.fail("pdftotext is required in CI (tools/ensure_system_packages.sh installs poppler-utils)")
+        pytest.skip("pdftotext is not installed (run tools/ensure_system_packages.sh)")
     out = tmp_path_factory.mktemp("classroom")
     t0 = time.perf_counter()
     proc = subprocess.run([str(Path(sys.executable).with_name("lupikit")), "classroom", "build", "--out", str(out)],

@@ -371,7 +371,7 @@ def test_run_page_typesets_math_with_no_network(toy, tmp_path):
     assert (out / "_static" / "mathjax" / "tex-chtml-full.js").is_file()
     chromium = chromium_path()
     if chromium is None:
-        pytest.skip("chromium is not installed (run tools/ensure_chromium.sh)")
+        pytest.skip("chromium is not installed (run tools/ensure_system_packages.sh)")
     dom, requests = load_page(chromium, page.as_uri(), tmp_path)
     body = dom.split("<body", 1)[1]
     assert body.count("<mjx-container") >= 2, "MathJax did not typeset the page"

@@ -67,7 +67,7 @@ def print_pdf(source, build, out):
     page.write_text(html.replace("</head>", PRINT_CSS + "</head>", 1), encoding="utf-8")
     chromium = shutil.which("chromium") or shutil.which("chromium-browser")
     if chromium is None:
-        print("[pdf] chromium is needed (tools/ensure_chromium.sh installs Debian's)", file=sys.stderr)
+        print("[pdf] chromium is needed (tools/ensure_system_packages.sh installs Debian's)", file=sys.stderr)
         return 1
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)

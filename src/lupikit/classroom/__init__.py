@@ -10,8 +10,10 @@ source:
   solution notebooks, which are also nbgrader source notebooks, the hidden
   tests, the rubrics of the written exercises and a page per part);
 * :func:`grade_submissions` grades every student's notebooks locally, each
-  with a time limit, running the hidden tests in a kernel of its own on the
-  student's answers, and writes one CSV and a report per student;
+  in a sandbox of its own with limits (:mod:`lupikit.classroom._sandbox`,
+  Linux with bubblewrap), running the hidden tests outside it, in a kernel
+  of their own, on the student's answers as plain values, and writes one CSV
+  and a report per student;
 * :func:`make_pack` writes the zip to hand out: the student notebooks, the
   data they need, the student PDF, pinned requirements and a README.
 
@@ -36,6 +38,8 @@ _HOMES = {
     "export_grades": "_export",
     "merge_written_marks": "_marks",
     "GradeReport": "_grade", "grade_submissions": "_grade", "read_scores": "_grade",
+    "GradingInProgress": "_grade", "UNSANDBOXED_FLAG": "_grade",
+    "Limits": "_sandbox", "SandboxUnavailable": "_sandbox", "sandbox_problem": "_sandbox",
     "read_edition": "_instructor", "reconcile": "_instructor",
     "HIDDEN_NOTE": "_markup", "hide_hidden_tests": "_markup",
     "Question": "_markup", "read_questions": "_markup", "strip_solution_blocks": "_markup",

@@ -87,8 +87,10 @@ def check_exercise_notebook(path, rel, *, variants=3, seed=0, time_limit=120.0, 
             lines = "".join(f"{a} = __lupikit_wrong({a})\n" for a in q.answers)
             nb.cells.insert(graded_index(nb, q.grade_id), nbformat.v4.new_code_cell(_WRONG + lines))
             _write(nb, subs, f"wrong-{q.grade_id}", rel)
+        # the notebooks graded here are the author's own solutions, changed by this check: trusted
+        # code, graded outside the sandbox (the copied answers below are read from this run's files)
         first = grade_submissions(subs, {rel: path}, tmp / "scores.csv", seed=seed, time_limit=time_limit,
-                                  n_jobs=n_jobs, kernel=kernel)
+                                  n_jobs=n_jobs, kernel=kernel, unsandboxed=True)
         scores, reasons = first["scores"], first["reasons"]
         for sid in ids:
             for q in questions:
@@ -112,7 +114,7 @@ def check_exercise_notebook(path, rel, *, variants=3, seed=0, time_limit=120.0, 
                 _COPIED.format(path=str(saved / f"{q.grade_id}.npz"), lines=lines.rstrip("\n"))))
         _write(nb, tmp / "copied", "copied-answers", rel)
         second = grade_submissions(tmp / "copied", {rel: path}, tmp / "copied.csv", seed=seed,
-                                   time_limit=time_limit, n_jobs=n_jobs, kernel=kernel)
+                                   time_limit=time_limit, n_jobs=n_jobs, kernel=kernel, unsandboxed=True)
         for q in questions:
             if second["scores"]["copied-answers"][q.column] != 0:
                 problems.append(f"{q.grade_id}: an answer copied from another variant passes "

@@ -11,7 +11,7 @@ from pathlib import Path
 import nbformat
 
 from ._markup import MARKERS, is_exercise_notebook, read_questions, strip_solution_blocks, student_notebook
-from ._marks import written_marks_template
+from ._marks import keep_written_marks, written_marks_template
 from ._notebooks import nbgrader_of
 from ._pack import RUN_CHECKS
 from ._roster import read_roster
@@ -57,7 +57,13 @@ students and keeps every other row of `scores.csv`; each run adds a line to `sco
 
 
 class Editions(dict):
-    """What :func:`build_editions` wrote: ``student``, ``instructor``, ``notebooks``, ``questions``, ``seconds``."""
+    """What :func:`build_editions` wrote: ``student``, ``instructor``, ``notebooks``, ``questions``, ``seconds``.
+
+    ``marks_kept`` is None on a first build; on a rebuild over a
+    ``written-marks.csv``, ``{"added": [...], "removed": [...]}``: the
+    students added to it, and those no longer on the roster whose rows (and
+    marks) were kept at its end.
+    """
 
 
 def _short(path, root):
@@ -244,6 +250,9 @@ def build_editions(notebooks_dir, out, *, book_dir=None, seed=0, roster=None, id
     students = read_roster(roster, id_column=id_column) if roster is not None else None
     paths = sorted(p for p in notebooks_dir.rglob("*.ipynb") if ".ipynb_checkpoints" not in p.parts)
     student_dir, instructor_dir = out / "student", out / "instructor"
+    # a filled-in written-marks.csv of an earlier build is kept (see below), never reset
+    marks_path = instructor_dir / "written-marks.csv"
+    old_marks = marks_path.read_text(encoding="utf-8-sig") if marks_path.is_file() else None
     for d in (student_dir, instructor_dir):
         if d.exists():
             shutil.rmtree(d)
@@ -288,7 +297,17 @@ def build_editions(notebooks_dir, out, *, book_dir=None, seed=0, roster=None, id
         pm = {k: v for k, v in meta.items() if k.split("/")[0] == part}
         (instructor_dir / "parts" / f"{part}.md").write_text(_instructor_page(part, qs, ws, pm), encoding="utf-8")
     (instructor_dir / "rubrics.md").write_text(_rubrics_page(written), encoding="utf-8")
-    (instructor_dir / "written-marks.csv").write_text(written_marks_template(written, students), encoding="utf-8")
+    template = written_marks_template(written, students)
+    marks_kept = {"added": [], "removed": []}
+    if old_marks is not None:
+        try:
+            template, marks_kept["added"], marks_kept["removed"] = keep_written_marks(old_marks, template)
+        except ValueError as exc:
+            marks_path.write_text(old_marks, encoding="utf-8")  # the marks as they were
+            (instructor_dir / "written-marks.new.csv").write_text(template, encoding="utf-8")
+            raise ValueError(f"{marks_path}: {exc} (the file is kept as it was; the new template is "
+                             "written-marks.new.csv)") from None
+    marks_path.write_text(template, encoding="utf-8")
     if students is not None:
         with (instructor_dir / "variants.csv").open("w", newline="", encoding="utf-8") as fh:
             writer = csv.writer(fh)
@@ -310,4 +329,5 @@ def build_editions(notebooks_dir, out, *, book_dir=None, seed=0, roster=None, id
         raise RuntimeError(f"the student edition holds solution text: {f}: {line!r} "
                            f"({len(leaks)} line(s) in all)")
     return Editions(student=student_dir, instructor=instructor_dir, notebooks=[_short(p, notebooks_dir) for p in paths],
-                    questions=questions, written=written, seconds=time.perf_counter() - t0)
+                    questions=questions, written=written, seconds=time.perf_counter() - t0,
+                    marks_kept=marks_kept if old_marks is not None else None)

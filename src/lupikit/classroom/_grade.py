@@ -17,29 +17,35 @@ with the reason in the student's report; the other students are graded as
 usual.
 """
 
+import contextlib
 import copy
 import csv
+import dataclasses
 import datetime
+import fcntl
 import getpass
 import hashlib
 import html
 import io
 import json
+import os
 import platform
 import re
 import shutil
 import subprocess
 import tempfile
 import time
+import uuid
 from pathlib import Path
 
 import nbformat
 from joblib import Parallel, delayed
-from nbclient import NotebookClient
-from nbclient.exceptions import CellTimeoutError, DeadKernelError
 from tqdm.auto import tqdm
 
 from . import _answers
+from ._execution import errors_before as _errors_before
+from ._execution import execute
+from ._sandbox import ANSWERS, Limits, SandboxUnavailable, run_sandboxed, sandbox_problem
 from ._files import fmt_points, write_atomically
 from ._integrity import normalised_code, submission_flags
 from ._marks import merged_text
@@ -48,7 +54,7 @@ from ._notebooks import answer_cells, nbgrader_of
 from ._roster import read_roster
 from ._variants import check_student_id, variant_for
 
-__all__ = ["GradeReport", "grade_submissions", "read_scores", "without_values"]
+__all__ = ["GradeReport", "GradingInProgress", "UNSANDBOXED_FLAG", "grade_submissions", "read_scores", "without_values"]
 
 # The graded cells are replaced by calls of the kernel-side module (:mod:`._answers`), named
 # from the module itself so that a rename cannot leave a stale import in the kernels' code.
@@ -84,99 +90,82 @@ def graded_index(nb, grade_id):
                 if nbgrader_of(c).get("grade_id") == grade_id)
 
 
-def _cell_number(nb, k):
-    """The number (from 1) the student sees for cell ``k`` of ``nb``: the grader's injected cell not counted."""
-    injected = sum(1 for c in nb.cells[:k] if "injected-parameters" in c.get("metadata", {}).get("tags", []))
-    return k + 1 - injected
-
-
-def _errors_before(nb, upto):
-    """The last error output of a code cell before index ``upto`` (text), or ''."""
-    for k in range(upto - 1, -1, -1):
-        cell = nb.cells[k]
-        for out in cell.get("outputs", []) if cell.cell_type == "code" else []:
-            if out.get("output_type") == "error":
-                evalue = " ".join(str(out.get("evalue", "")).split())[:200]
-                return f"cell {_cell_number(nb, k)} raised {out.get('ename')}" + (f": {evalue}" if evalue else "")
-    return ""
-
-
-def _execute(nb, workdir, limit, kernel):
-    """Execute ``nb`` in place within ``limit`` seconds in all; errors do not stop it.
-
-    Returns (stopped_at, why): the index of the cell that ran past the limit
-    or killed the kernel (None if all ran) and the reason.
-    """
-    client = NotebookClient(nb, timeout=max(1, int(limit)), kernel_name=kernel, allow_errors=True,
-                            resources={"metadata": {"path": str(workdir)}}, startup_timeout=120,
-                            shutdown_kernel="immediate")
-    deadline = time.monotonic() + limit
-    with client.setup_kernel(stderr=subprocess.DEVNULL):  # the kernels are quiet (e.g. ipykernel's TCP warning)
-        for k, cell in enumerate(nb.cells):
-            if cell.cell_type != "code":
-                continue
-            left = deadline - time.monotonic()
-            if left <= 0:
-                return k, f"the notebook ran past the time limit of {limit:g} s (before cell {_cell_number(nb, k)})"
-            client.timeout = max(1, int(left + 0.999))
-            try:
-                client.execute_cell(cell, k)
-            except CellTimeoutError:
-                return k, f"the notebook ran past the time limit of {limit:g} s (in cell {_cell_number(nb, k)})"
-            except DeadKernelError:
-                return k, f"the kernel died in cell {_cell_number(nb, k)}"
-    return None, ""
-
-
 def _unanswered(folder, question, reason):
     folder.mkdir(parents=True, exist_ok=True)
     (folder / f"{question.grade_id}.json").write_text(json.dumps({"unanswered": reason}), encoding="utf-8")
 
 
-def _run_submission(path, questions, variant, folder, workdir, limit, kernel):
-    """Step 1; returns the executed submission (or None) and the notes for the report."""
+def _run_submission(submitted, name, questions, variant, folder, workdir, limits, kernel, sandboxed, data_home):
+    """Step 1; returns the executed submission (or None), the notes for the report and what ended it early.
+
+    With ``sandboxed``, the notebook runs in its own sandbox (:mod:`._sandbox`)
+    and its answers come back as files, which are written to ``folder``;
+    without, in a kernel of the grading user in ``workdir``.
+    """
     notes = []
-    if not path.is_file():
+    if submitted is None:
         for q in questions:
-            _unanswered(folder, q, f"not submitted ({path.name} is missing)")
-        return None, notes
+            _unanswered(folder, q, f"not submitted ({name} is missing)")
+        return None, notes, ""
     try:
-        nb = nbformat.read(path, as_version=4)
+        if isinstance(submitted, str):  # too large to be read: its size
+            raise ValueError(submitted)
+        nb = nbformat.reads(submitted.decode("utf-8"), as_version=4)
         nbformat.validate(nb)
     except Exception as exc:  # noqa: BLE001 - JSON, schema or encoding: any of them makes it unreadable
-        reason = f"{path.name} is not a valid notebook ({type(exc).__name__}: {' '.join(str(exc).split())[:200]})"
+        reason = f"{name} is not a valid notebook ({type(exc).__name__}: {' '.join(str(exc).split())[:200]})"
         for q in questions:
             _unanswered(folder, q, reason)
-        return None, notes
+        return None, notes, ""
     by_id = {}
     for k, cell in enumerate(nb.cells):
         grade_id = nbgrader_of(cell).get("grade_id")
         if cell.cell_type == "code" and grade_id and grade_id not in by_id:
             by_id[grade_id] = k
     present = []
+    saved_to = ANSWERS if sandboxed else str(folder)
     for q in questions:
         if q.grade_id not in by_id:
             _unanswered(folder, q, f"the graded cell {q.grade_id!r} was deleted from the notebook")
             continue
         cell = nb.cells[by_id[q.grade_id]]
-        cell.source = _CAPTURE.format(question=q.grade_id, names=list(q.answers), folder=str(folder))
+        cell.source = _CAPTURE.format(question=q.grade_id, names=list(q.answers), folder=saved_to)
         cell.outputs = []
         present.append(q)
     _inject_variant(nb, variant)
-    stopped, why = _execute(nb, workdir, limit, kernel)
+    failure = ""
+    if sandboxed:
+        result = run_sandboxed(nb, [q.grade_id for q in present], limits, kernel=kernel, data_home=data_home)
+        folder.mkdir(parents=True, exist_ok=True)
+        for name, data in result.answers.items():
+            (folder / name).write_bytes(data)
+        why, failure = result.why or result.failure, result.failure
+        if result.notebook is not None:
+            nb = result.notebook
+    else:
+        stopped, why = execute(nb, workdir, limits.notebook, kernel, cell_limit=limits.cell,
+                               output_limit=limits.output)
     if why:
         notes.append(why)
     for q in present:
+        info = None
         if (folder / f"{q.grade_id}.json").is_file():
-            info = json.loads((folder / f"{q.grade_id}.json").read_text(encoding="utf-8"))
-            if info.get("missing"):
-                error = _errors_before(nb, graded_index(nb, q.grade_id))  # after the injected cell
+            try:
+                info = json.loads((folder / f"{q.grade_id}.json").read_text(encoding="utf-8"))
+            except ValueError:
+                info = None
+        if isinstance(info, dict):
+            if info.get("missing") and isinstance(info["missing"], dict) and not failure:
+                try:
+                    error = _errors_before(nb, graded_index(nb, q.grade_id))  # after the injected cell
+                except StopIteration:
+                    error = ""
                 if error:
                     info["missing"] = {n: f"{r} ({error})" for n, r in info["missing"].items()}
                     (folder / f"{q.grade_id}.json").write_text(json.dumps(info), encoding="utf-8")
         else:
             _unanswered(folder, q, why or "the graded cell did not run")
-    return nb, notes
+    return (None if failure else nb), notes, failure
 
 
 def _replay(source, questions, variant, folder, results, workdir, limit, kernel):
@@ -190,34 +179,76 @@ def _replay(source, questions, variant, folder, results, workdir, limit, kernel)
             cell.source = _CHECK.format(question=grade_id, names=list(q.answers), code=cell.source,
                                         folder=str(folder), results=str(results), partial=q.partial)
     set_parameter(nb, "variant", int(variant), "injected by the grader")
-    stopped, why = _execute(nb, workdir, limit, kernel)
+    # the instructor's kernel reads no IPython profile of the grading user's (a startup file
+    # planted there by anything that ever ran as that user must not replace the tests)
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("IPYTHON", "JUPYTER_CONFIG"))}
+    env["IPYTHONDIR"] = str(Path(workdir) / ".ipython")
+    stopped, why = execute(nb, workdir, limit, kernel, env=env)
     return why or _errors_before(nb, len(nb.cells))
 
 
-def _grade_one(student, rel, source, questions, variant, submissions, reports, limit, kernel,
-               keep_answers=False):
+#: the largest notebook a student may hand in
+MAX_NOTEBOOK_BYTES = 64 * 1024 * 1024
+
+
+def _submitted(submissions, student, rel):
+    """The bytes of a student's notebook, None if it is missing, or a text saying it is too large to read."""
+    path = Path(submissions) / student / f"{rel}.ipynb"
+    if not path.is_file():
+        return None
+    size = path.stat().st_size
+    if size > MAX_NOTEBOOK_BYTES:
+        return f"{size} bytes, over the {MAX_NOTEBOOK_BYTES >> 20} MiB a notebook may have"
+    return path.read_bytes()
+
+
+def _grade_task(student, rel, source, questions, variant, submitted, limits, kernel, keep_answers=False,
+                sandboxed=True, data_home=None):
+    """:func:`_grade_one`, where anything unexpected costs this submission only (a row of 0 and a flag)."""
+    try:
+        return _grade_one(student, rel, source, questions, variant, submitted, limits, kernel, keep_answers,
+                          sandboxed, data_home)
+    except SandboxUnavailable:
+        raise
+    except Exception as exc:  # noqa: BLE001 - one submission must not stop the class
+        what = f"the grader failed on it ({type(exc).__name__}: {' '.join(str(exc).split())[:200]})"
+        rows = {q.column: (0.0, what) for q in questions}
+        return student, rel, rows, [what], False, 0.0, {}, what
+
+
+def _grade_one(student, rel, source, questions, variant, submitted, limits, kernel, keep_answers=False,
+               sandboxed=True, data_home=None):
+    """Grade one notebook of one student; returns what the class run writes (nothing is written here).
+
+    Returns ``(student, rel, rows, notes, grader_failed, seconds, files, failure)``:
+    ``rows`` maps each question's column to (points, reason); ``files`` maps a
+    path under the student's report folder to its bytes (the executed
+    submission, the saved answers); ``failure`` says what ended the
+    submission's run early ('' if nothing did).
+    """
     t0 = time.perf_counter()
+    files = {}
     with tempfile.TemporaryDirectory(prefix="lupikit-grade-") as tmp:
         tmp = Path(tmp)
         folder, work = tmp / "answers", tmp / "work"
         for d in (folder, work):
             d.mkdir()
-        path = submissions / student / f"{rel}.ipynb"
-        executed, notes = _run_submission(path, questions, variant, folder, work, limit, kernel)
+        executed, notes, failure = _run_submission(submitted, Path(rel).name + ".ipynb", questions, variant,
+                                                   folder, work, limits, kernel, sandboxed, data_home)
         if executed is not None:
-            keep = reports / student / f"{rel}.ipynb"
-            keep.parent.mkdir(parents=True, exist_ok=True)
-            nbformat.write(executed, keep)
+            files[f"{rel}.ipynb"] = nbformat.writes(executed).encode("utf-8")
         if keep_answers:
             # the saved answers beside the report: what the tests saw, for a dispute
-            shutil.copytree(folder, reports / student / f"{rel}.answers", dirs_exist_ok=True)
+            for f in sorted(folder.iterdir()):
+                if f.is_file() and not f.is_symlink():
+                    files[f"{rel}.answers/{f.name}"] = f.read_bytes()
         # the grader's own folder is made only now, when the student's kernel is gone:
         # nothing the submission ran could have known its name
         with tempfile.TemporaryDirectory(prefix="lupikit-tests-") as own:
             own = Path(own)
             results = own / "results.jsonl"
-            grader_error = _replay(source, questions, variant, folder, results, own, max(60.0, 5 * limit),
-                                   kernel)
+            grader_error = _replay(source, questions, variant, folder, results, own,
+                                   max(60.0, 5 * limits.notebook), kernel)
             outcomes = {}
             if results.is_file():
                 for line in results.read_text(encoding="utf-8").splitlines():
@@ -232,7 +263,7 @@ def _grade_one(student, rel, source, questions, variant, submissions, reports, l
         else:
             share = rec.get("fraction", 1.0 if rec["passed"] else 0.0) if q.partial else float(rec["passed"])
             rows[q.column] = (round(q.points * share, 4), rec["reason"])
-    return student, rel, rows, notes, bool(grader_error), time.perf_counter() - t0
+    return student, rel, rows, notes, bool(grader_error), time.perf_counter() - t0, files, failure
 
 
 def _report_text(student, variant, questions, scores, reasons, notes, flags=()):
@@ -404,9 +435,10 @@ def _scores_text(order, rows, flags, questions, written):
     return text
 
 
-def _append_log(log, submissions, seed, students, kept, notebooks, scores, flags):
+def _append_log(log, submissions, seed, students, kept, notebooks, scores, flags, sandbox):
     """One line of the grading log: when, who, where, the seed, whom, the notebooks' checksums, the scores."""
     entry = {
+        "sandbox": sandbox,
         "when": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
         "who": getpass.getuser(), "machine": platform.node(), "seed": seed, "graded": students, "kept": kept,
         "submissions": {s: _checksums(submissions, s, notebooks) for s in students},
@@ -417,8 +449,105 @@ def _append_log(log, submissions, seed, students, kept, notebooks, scores, flags
         fh.write(json.dumps(entry) + "\n")
 
 
+#: the flag every row graded without the sandbox carries (``--unsandboxed``)
+UNSANDBOXED_FLAG = ("graded without the sandbox (--unsandboxed): the student's code ran as the grading user, "
+                    "with its files, network and environment")
+
+
+class GradingInProgress(RuntimeError):
+    """Another grading run holds the scores file's lock."""
+
+
+@contextlib.contextmanager
+def _scores_lock(out):
+    """Hold ``.<out name>.lock`` for the run: a second run on the same scores file is refused, not interleaved.
+
+    The lock file is removed at the end (while still held); a run that
+    locked a file another run had just removed tries again on the new one.
+    """
+    out = Path(out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    lock = out.parent / f".{out.name}.lock"
+    while True:
+        fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(fd)
+            raise GradingInProgress(f"{out} is being graded by another run (it holds {lock.name}): wait for "
+                                    "it to end, or grade into another --out.") from None
+        try:
+            same = os.path.samestat(os.fstat(fd), os.stat(lock))
+        except FileNotFoundError:
+            same = False
+        if same:
+            break
+        os.close(fd)
+    try:
+        yield
+    finally:
+        lock.unlink(missing_ok=True)
+        os.close(fd)
+
+
+def _replace_folder(folder, files):
+    """Make ``folder`` hold exactly ``files`` (relative path -> bytes), replacing it in one rename."""
+    folder = Path(folder)
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f".{folder.name}.", dir=folder.parent))
+    for rel, data in files.items():
+        target = staging / rel
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(data)
+    old = None
+    if folder.exists():
+        old = folder.parent / f"{staging.name}.old"
+        os.replace(folder, old)
+    os.replace(staging, folder)
+    if old is not None:
+        shutil.rmtree(old, ignore_errors=True)
+
+
+
+def _with_submission(task_args, submissions):
+    """The arguments of :func:`_grade_task` with the student's notebook read in (its bytes travel with the task)."""
+    student, rel = task_args[:2]
+    return task_args[:5] + (_submitted(submissions, student, rel),) + task_args[6:]
+
+
+def _on_cluster(scheduler, tasks, args, submissions):
+    """Grade each submission as a task on a Dask cluster; yield the results as they come.
+
+    The client reads each notebook and sends its bytes with the task (the
+    workers need no view of the submissions); each worker runs the student's
+    code in its own sandbox. A task whose worker is lost runs again
+    (``retries``); a task that still fails costs its submission only.
+    """
+    from distributed import Client, as_completed
+
+    client = scheduler if isinstance(scheduler, Client) else Client(scheduler)
+    run = uuid.uuid4().hex[:8]
+    try:
+        futures = {client.submit(_grade_task, *_with_submission(args[t], submissions), pure=False, retries=2,
+                                 key=f"lupikit-grade-{run}-{t[0]}-{t[1]}"): t for t in tasks}
+        for future in as_completed(futures):
+            try:
+                yield future.result()
+            except SandboxUnavailable:
+                raise
+            except Exception as exc:  # noqa: BLE001 - a task the cluster could not run costs its submission only
+                student, rel = futures[future]
+                questions = args[(student, rel)][3]
+                what = f"the cluster could not grade it ({type(exc).__name__}: {' '.join(str(exc).split())[:200]})"
+                yield student, rel, {q.column: (0.0, what) for q in questions}, [what], False, 0.0, {}, what
+    finally:
+        if client is not scheduler:
+            client.close()
+
+
 def grade_submissions(submissions, sources, out, *, roster=None, seed=0, time_limit=120.0, n_jobs=2,
-                      kernel="python3", progress=False, keep_answers=True, only=None, per_student=None):
+                      kernel="python3", progress=False, keep_answers=True, only=None, per_student=None,
+                      limits=None, unsandboxed=False, data_home=None, scheduler=None, replace_absent=False):
     """Grade every student's exercise notebooks; write the scores CSV and a report per student.
 
     Parameters
@@ -446,7 +575,8 @@ def grade_submissions(submissions, sources, out, *, roster=None, seed=0, time_li
     seed : int, default=0
         The course seed the editions were built with.
     time_limit : float, default=120
-        Seconds for one submitted notebook, all its cells together.
+        Seconds for one submitted notebook, all its cells together (the
+        ``notebook`` limit of ``limits`` when that is not given).
     n_jobs : int, default=2
         Notebooks graded at once (each uses two kernels, one after the other).
     kernel : str, default="python3"
@@ -463,6 +593,29 @@ def grade_submissions(submissions, sources, out, *, roster=None, seed=0, time_li
         variants (editions built with a roster), for the integrity flags;
         None (not known): a notebook at the student's own variant or at the
         common edition's (``seed``) is not flagged.
+    limits : Limits or None
+        What one submission may use in its sandbox (:class:`~lupikit.classroom._sandbox.Limits`:
+        time per notebook and per cell, memory, processes, file and output
+        size); None: the defaults, with ``time_limit`` for the notebook.
+    unsandboxed : bool, default=False
+        Run the students' code without the sandbox, as the grading user, with
+        that user's files, network and environment. Without this flag,
+        grading where the sandbox cannot run (not Linux, no bubblewrap, no
+        user namespaces) raises :class:`~lupikit.classroom._sandbox.SandboxUnavailable`
+        with the reason. With it, every graded row's flags and the log say so.
+    data_home : path or None
+        A data home the notebooks may read (read-only in the sandbox);
+        None: ``LUPIKIT_DATA`` if it is set.
+    replace_absent : bool, default=False
+        A student of the roster who has no folder in ``submissions`` but a
+        row in ``out`` keeps that row (and is listed in ``absent_kept``);
+        with this flag, the student is graded as not having submitted (0).
+    scheduler : str, distributed.Client or None
+        A Dask scheduler's address (or a client): each submission is then a
+        task on the cluster's workers, each in its sandbox (the workers need
+        lupikit and bubblewrap, not the submissions: each notebook travels
+        with its task); the scores, reports and feedback come back here and
+        are written once. ``n_jobs`` is then the workers' business.
 
     Returns
     -------
@@ -472,7 +625,9 @@ def grade_submissions(submissions, sources, out, *, roster=None, seed=0, time_li
         graded now), ``kept`` (the students whose earlier rows were kept),
         ``flags`` (student -> list of integrity flags, see
         :mod:`lupikit.classroom._integrity`), ``out``, ``reports``, ``log``,
-        ``seconds`` and ``grader_errors``
+        ``seconds``, ``task_seconds`` (``"<student>/<notebook>"`` -> seconds
+        of its task, both kernels), ``failures`` (student -> what ended a
+        notebook's run early) and ``grader_errors``
         (the (student, notebook) pairs whose replay of the instructor's
         notebook failed).
     """
@@ -483,6 +638,15 @@ def grade_submissions(submissions, sources, out, *, roster=None, seed=0, time_li
                                 "(it should hold a folder per student id).")
     if not isinstance(time_limit, (int, float)) or isinstance(time_limit, bool) or time_limit <= 0:
         raise ValueError(f"time_limit must be a number of seconds > 0, got {time_limit!r}.")
+    limits = Limits(notebook=float(time_limit)) if limits is None else limits
+    if not isinstance(limits, Limits):
+        raise ValueError(f"limits must be a classroom Limits, got {type(limits).__name__}.")
+    if not unsandboxed:
+        problem = sandbox_problem()
+        if problem:
+            raise SandboxUnavailable(f"not grading: {problem}")
+    if data_home is None and os.environ.get("LUPIKIT_DATA"):
+        data_home = os.environ["LUPIKIT_DATA"]
     klass, students = _class_and_graded(submissions, roster, only)
     if not sources:
         raise ValueError("there is no exercise notebook to grade.")
@@ -491,55 +655,83 @@ def grade_submissions(submissions, sources, out, *, roster=None, seed=0, time_li
     every = [q for rel in nbs for q in questions[rel]]
     variants = {s: variant_for(s, seed) for s in students}
     columns = [q.column for q in every]
-    earlier, written = {}, None
-    if out.exists():  # an earlier grading: its rows are kept, except those graded now
-        old_columns, earlier = read_scores(out)
-        written = _written_part(out)  # and the written exercises' marks, if merged
-        if old_columns != columns:
-            raise ValueError(f"{out} holds other questions than the notebooks graded now "
-                             f"({len(old_columns)} against {len(columns)}, e.g. "
-                             f"{(sorted(set(old_columns) ^ set(columns)) or old_columns)[0]}): give another --out, "
-                             "or grade with the notebooks it was made with.")
-    reports = out.parent / f"{out.stem}-reports"
-    reports.mkdir(parents=True, exist_ok=True)
-    for s in students:  # the reports of the students graded now are made anew
-        (reports / f"{s}.md").unlink(missing_ok=True)
-        if (reports / s).is_dir():
-            shutil.rmtree(reports / s)
-    tasks = [(s, rel) for s in students for rel in nbs if questions[rel]]
-    iterator = (delayed(_grade_one)(s, rel, nbs[rel], questions[rel], variants[s], submissions, reports,
-                                    float(time_limit), kernel, keep_answers) for s, rel in tasks)
-    results = Parallel(n_jobs=n_jobs, prefer="threads", return_as="generator_unordered")(iterator)
-    if progress:
-        results = tqdm(results, total=len(tasks), desc="grading", unit="notebook")
-    scores = {s: {} for s in students}
-    reasons = {s: {} for s in students}
-    notes = {s: {} for s in students}
-    grader_errors = []
-    for student, rel, rows, note, failed, _ in results:
-        for column, (points, reason) in rows.items():
-            scores[student][column] = points
-            reasons[student][column] = reason
-        notes[student][rel] = note
-        if failed:
-            grader_errors.append((student, rel))
-    kept = [s for s in earlier if s not in scores]
-    rows = {**{s: earlier[s] for s in kept}, **scores}
-    order = [s for s in klass if s in rows] + sorted(s for s in rows if s not in klass)
-    # integrity flags, from the notebooks as they are now (they never change a score)
-    stubs = {rel: {aid: normalised_code(src) for aid, src in answer_cells(student_notebook(nb))}
-             for rel, nb in nbs.items()}
-    flags = submission_flags(submissions, order, nbs, seed, stubs=stubs, per_student=per_student)
-    _add_late_flags(submissions, flags)
-    write_atomically(out, _scores_text(order, rows, flags, every, written))
-    feedback = out.parent / f"{out.stem}-feedback"
-    for s in students:
-        write_atomically(reports / f"{s}.md", _report_text(s, variants[s], every, scores[s], reasons[s], notes[s],
-                                                            flags.get(s, [])))
-        write_atomically(feedback / f"{s}.html", _feedback_html(s, every, scores[s], reasons[s], notes[s]))
-    log = out.parent / f"{out.stem}-log.jsonl"
-    _append_log(log, submissions, seed, students, kept, list(nbs), scores, flags)
+    with _scores_lock(out):
+        earlier, written = {}, None
+        if out.exists():  # an earlier grading: its rows are kept, except those graded now
+            old_columns, earlier = read_scores(out)
+            written = _written_part(out)  # and the written exercises' marks, if merged
+            if old_columns != columns:
+                raise ValueError(f"{out} holds other questions than the notebooks graded now "
+                                 f"({len(old_columns)} against {len(columns)}, e.g. "
+                                 f"{(sorted(set(old_columns) ^ set(columns)) or old_columns)[0]}): give another "
+                                 "--out, or grade with the notebooks it was made with.")
+        # a student of the roster with no folder in this submissions folder keeps the row the scores
+        # file holds (grading a folder of late work must not set the class to 0)
+        absent = [s for s in students if s in earlier and not (submissions / s).is_dir()]
+        if absent and not replace_absent:
+            students = [s for s in students if s not in absent]
+            variants = {s: variants[s] for s in students}
+        else:
+            absent = []
+        tasks = [(s, rel) for s in students for rel in nbs if questions[rel]]
+        args = {(s, rel): (s, rel, nbs[rel], questions[rel], variants[s], None, limits, kernel, keep_answers,
+                           not unsandboxed, data_home) for s, rel in tasks}
+        if scheduler is not None:
+            results = _on_cluster(scheduler, tasks, args, submissions)
+        else:
+            iterator = (delayed(_grade_task)(*_with_submission(args[t], submissions)) for t in tasks)
+            results = Parallel(n_jobs=n_jobs, prefer="threads", return_as="generator_unordered")(iterator)
+        if progress:
+            results = tqdm(results, total=len(tasks), desc="grading", unit="notebook")
+        scores = {s: {} for s in students}
+        reasons = {s: {} for s in students}
+        notes = {s: {} for s in students}
+        files = {s: {} for s in students}
+        failures = {s: [] for s in students}
+        grader_errors = []
+        task_seconds = {}
+        for student, rel, rows, note, failed, took, kept_files, failure in results:
+            task_seconds[f"{student}/{rel}"] = took
+            for column, (points, reason) in rows.items():
+                scores[student][column] = points
+                reasons[student][column] = reason
+            notes[student][rel] = note
+            files[student].update(kept_files)
+            if failure:
+                failures[student].append(f"{rel}: {failure}")
+            if failed:
+                grader_errors.append((student, rel))
+        kept = [s for s in earlier if s not in scores]
+        rows = {**{s: earlier[s] for s in kept}, **scores}
+        order = [s for s in klass if s in rows] + sorted(s for s in rows if s not in klass)
+        # integrity flags, from the notebooks as they are now (they never change a score)
+        stubs = {rel: {aid: normalised_code(src) for aid, src in answer_cells(student_notebook(nb))}
+                 for rel, nb in nbs.items()}
+        handed_out = {rel: {normalised_code(c.source) for c in student_notebook(nb).cells if c.cell_type == "code"}
+                      for rel, nb in nbs.items()}
+        flags = submission_flags(submissions, order, nbs, seed, stubs=stubs, per_student=per_student,
+                                 handed_out=handed_out)
+        _add_late_flags(submissions, flags)
+        for s in students:
+            flags.setdefault(s, [])
+            flags[s] += [f"the run stopped early: {f}" for f in failures[s]]
+            if unsandboxed:
+                flags[s].append(UNSANDBOXED_FLAG)
+        # every file of the run is written now, at the end: the reports of the students graded
+        # now replace their earlier ones student by student, the scores file last, in one step
+        reports = out.parent / f"{out.stem}-reports"
+        feedback = out.parent / f"{out.stem}-feedback"
+        for s in students:
+            _replace_folder(reports / s, files[s])
+            write_atomically(reports / f"{s}.md", _report_text(s, variants[s], every, scores[s], reasons[s],
+                                                                notes[s], flags.get(s, [])))
+            write_atomically(feedback / f"{s}.html", _feedback_html(s, every, scores[s], reasons[s], notes[s]))
+        write_atomically(out, _scores_text(order, rows, flags, every, written))
+        log = out.parent / f"{out.stem}-log.jsonl"
+        sandbox = "none (--unsandboxed)" if unsandboxed else dataclasses.asdict(limits)
+        _append_log(log, submissions, seed, students, kept, list(nbs), scores, flags, sandbox)
     return GradeReport(scores=scores, reasons=reasons, max={q.column: q.points for q in every},
                        students=students, kept=kept, flags=flags, out=out, reports=reports, log=log,
-                       feedback=feedback,
+                       feedback=feedback, failures={s: f for s, f in failures.items() if f},
+                       task_seconds=task_seconds, absent_kept=absent,
                        grader_errors=sorted(grader_errors), seconds=time.perf_counter() - t0)

@@ -18,6 +18,14 @@ instructor where to look:
   of that question are parsed and a call, an import, a use of the name or a
   ``getattr`` with it as a constant is flagged.
 
+* **the file system, processes or the network**: a code cell that the
+  student added or changed and that imports ``os``, ``subprocess``,
+  ``socket``, ``ctypes`` (and their like), runs a shell line (``!``,
+  ``%%bash``), opens a path outside its folder (absolute or with ``..``),
+  or names ``/proc`` or IPython's profile folder (:func:`system_uses`). The
+  sandbox (:mod:`lupikit.classroom._sandbox`) stops what such code could do
+  to the grader; the flag says that a student tried, for the teacher to read.
+
 Not detected: code rewritten beyond layout and comments (renamed
 variables, reordered lines), answers shared through another channel, or a
 forbidden result reached through other names.
@@ -34,7 +42,7 @@ import nbformat
 from ._notebooks import nbgrader_of
 from ._variants import variant_for
 
-__all__ = ["MIN_TOKENS", "forbidden_uses", "normalised_code", "submission_flags"]
+__all__ = ["MIN_TOKENS", "forbidden_uses", "normalised_code", "submission_flags", "system_uses"]
 
 #: an answer cell shared with a classmate is flagged from this many tokens on
 MIN_TOKENS = 25
@@ -98,6 +106,57 @@ def forbidden_uses(source, names):
     return list(dict.fromkeys(found))
 
 
+#: modules whose import in a student's cell is flagged: the file system, processes, the network, C
+SYSTEM_MODULES = frozenset({"os", "posix", "subprocess", "socket", "ctypes", "cffi", "shutil", "pty", "signal",
+                            "multiprocessing", "resource", "fcntl", "mmap", "pathlib", "glob", "urllib", "http",
+                            "requests", "ftplib", "smtplib", "telnetlib", "asyncio", "psutil", "importlib"})
+_SYSTEM_TEXT = re.compile(r"/proc\b|\.ipython|profile_default|\bstartup\b|/etc/|\.\./|^~|^/[A-Za-z_.]")
+
+
+def system_uses(source):
+    r"""What a cell's code does with the file system, processes or the network: a list of short phrases.
+
+    Examples
+    --------
+    >>> system_uses("import numpy as np\nm = np.mean(x)")
+    []
+    >>> system_uses("import os, subprocess\nos.kill(os.getppid(), 9)")
+    ['imports os', 'imports subprocess']
+    >>> system_uses("!ls ..\nx = open('/proc/1/environ').read()")
+    ['runs a shell line', "names '/proc/1/environ'"]
+    """
+    found = []
+    lines = source.splitlines()
+    if any(line.lstrip().startswith(("!", "%%bash", "%%sh", "%%script", "%system", "%sx")) for line in lines):
+        found.append("runs a shell line")
+    kept = "\n".join("" if line.lstrip().startswith(("%", "!")) else line for line in lines)
+    try:
+        tree = ast.parse(kept)
+    except SyntaxError:
+        return found
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names = [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            names = [node.module or ""]
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in (
+                "__import__", "exec", "eval", "compile", "breakpoint"):
+            found.append(f"calls {node.func.id}")
+            continue
+        elif isinstance(node, ast.Name) and node.id in ("get_ipython", "__builtins__"):
+            found.append(f"uses {node.id}")
+            continue
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str) and _SYSTEM_TEXT.search(node.value):
+            found.append(f"names {node.value[:60]!r}")
+            continue
+        else:
+            continue
+        for name in names:
+            if name.split(".")[0] in SYSTEM_MODULES:
+                found.append(f"imports {name.split('.')[0]}")
+    return list(dict.fromkeys(found))
+
+
 def _answers_by_question(nb):
     """{graded cell id: [(answer cell id, source), ...]}: the answer cells before each graded cell."""
     out, pending = {}, []
@@ -120,7 +179,7 @@ def _read(path):
         return None
 
 
-def submission_flags(submissions, students, sources, seed, stubs=None, per_student=True):
+def submission_flags(submissions, students, sources, seed, stubs=None, per_student=True, handed_out=None):
     """The integrity flags of each student's submission: {student: [flag, ...]}.
 
     Parameters
@@ -140,6 +199,9 @@ def submission_flags(submissions, students, sources, seed, stubs=None, per_stude
         Whether each student was handed the notebooks at their own variant
         (an edition built with a roster); False: everyone's is ``seed``;
         None (not known): either is accepted.
+    handed_out : dict or None
+        ``{notebook: set of normalised code}`` of the cells handed out: a
+        cell left as handed out is not read for :func:`system_uses`.
     """
     submissions = Path(submissions)
     variants = {variant_for(s, seed): s for s in students}
@@ -169,6 +231,13 @@ def submission_flags(submissions, students, sources, seed, stubs=None, per_stude
                     if m and m.group(1).strip() != s:
                         flags[s].append(f"{rel}: the header names {m.group(1).strip()}")
                         break
+            given = (handed_out or {}).get(rel, set())
+            for k, cell in enumerate(nb.cells):
+                if cell.cell_type == "code" and normalised_code(cell.source) not in given:
+                    uses = system_uses(cell.source)
+                    if uses:
+                        flags[s].append(f"{rel}: cell {k + 1} {', '.join(uses[:4])} (read it: the file "
+                                        "system, processes or the network)")
             forbidden = {}
             for cell in source.cells:
                 g = nbgrader_of(cell)

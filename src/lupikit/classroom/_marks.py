@@ -17,7 +17,7 @@ from pathlib import Path
 
 from ._files import fmt_points, write_atomically
 
-__all__ = ["WRITTEN_PREFIX", "merge_written_marks", "rubric_points", "written_marks_template"]
+__all__ = ["WRITTEN_PREFIX", "keep_written_marks", "merge_written_marks", "rubric_points", "written_marks_template"]
 
 WRITTEN_PREFIX = "written:"
 _POINTS = re.compile(r"\((\d+(?:\.\d+)?)\s+points?\)")
@@ -131,3 +131,45 @@ def merge_written_marks(scores, marks):
     text, written, students, unknown = merged_text(_read(scores), _read(marks), where=str(marks))
     write_atomically(scores, text)
     return {"columns": written, "students": students, "unknown": unknown, "out": Path(scores)}
+
+
+def keep_written_marks(old_text, template_text, where="written-marks.csv"):
+    """The new template with the marks of a filled-in ``old_text`` kept (a rebuild of the editions).
+
+    Every mark of the old file is kept: a student still on the roster keeps
+    theirs, a new student gets an empty row, a student no longer on the
+    roster keeps their row at the end (and is reported). A mark in a column
+    the new template no longer has raises ValueError: the rebuild must not
+    drop it.
+
+    Returns
+    -------
+    (text, added, removed) : the file's text, the students added, those no longer on the roster.
+    """
+    old = list(csv.reader(io.StringIO(old_text)))
+    new = list(csv.reader(io.StringIO(template_text)))
+    written_old, _, given = _parse_marks(old, where)
+    header = new[0]
+    lost = sorted({c for marks in given.values() for c in marks} - set(header[1:]))
+    if lost:
+        raise ValueError(f"{where} holds marks for {', '.join(lost)}, which the rebuilt edition no longer has: "
+                         "merge them into scores.csv first (lupikit classroom marks), or move the file aside, "
+                         "then build again.")
+    rows = {r[0]: r for r in new[1:] if r}
+    roster = [r[0] for r in new[1:] if r and r[0] != "max"]
+    for student, marks in given.items():
+        if student in rows:
+            row = rows[student]
+            for column, value in marks.items():
+                row[header.index(column)] = fmt_points(value)
+    removed = [s for s in given if s not in rows and s != "max" and given[s]]
+    added = [s for s in roster if s not in given]
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(header)
+    for r in new[1:]:
+        if r:
+            writer.writerow(rows[r[0]])
+    for s in removed:
+        writer.writerow([s, *(fmt_points(given[s][c]) if c in given[s] else "" for c in header[1:])])
+    return buffer.getvalue(), added, removed

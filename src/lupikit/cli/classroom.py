@@ -15,6 +15,8 @@ from .._book.student import student_book
 
 __all__ = ["add_classroom_parser"]
 
+MIB = 1 << 20
+
 _EPILOG = """\
 editions (build):
   OUT/student/     the notebooks without solutions or hidden tests, answer stubs in
@@ -183,16 +185,31 @@ def _grading_plan(args):
 def cmd_grade(args):
     try:
         sources, seed, roster, per_student = _grading_plan(args)
+        limits = classroom.Limits(notebook=args.time_limit, cell=args.cell_time_limit,
+                                  memory=int(args.memory_limit * MIB), processes=args.max_processes,
+                                  file_size=int(args.max_file_size * MIB), output=int(args.max_output * MIB))
+        if args.unsandboxed:
+            print("warning: --unsandboxed: the students' code runs as you, with your files, network and "
+                  "environment; every row graded now is flagged so", file=sys.stderr)
         report = classroom.grade_submissions(args.submissions, sources, args.out, roster=roster,
                                              seed=seed, time_limit=args.time_limit, n_jobs=args.jobs,
                                              kernel=args.kernel, progress=sys.stderr.isatty(),
-                                             only=args.students, per_student=per_student)
-    except (FileNotFoundError, ValueError) as exc:
+                                             only=args.students, per_student=per_student, limits=limits,
+                                             unsandboxed=args.unsandboxed, scheduler=args.scheduler,
+                                             replace_absent=args.replace_absent)
+    except (FileNotFoundError, ValueError, classroom.SandboxUnavailable, classroom.GradingInProgress) as exc:
         raise BookError(str(exc)) from exc
     total = sum(report["max"].values())
     print(f"graded {len(report['students'])} student(s) on {len(report['max'])} question(s) "
           f"in {report['seconds']:.1f} s" + (f"; kept the earlier rows of {len(report['kept'])}"
                                                if report["kept"] else ""))
+    if report["absent_kept"]:
+        absent = report["absent_kept"]
+        print(f"  {len(absent)} student(s) of the roster have no folder in {args.submissions}: their rows in "
+              f"{args.out} are kept ({', '.join(absent[:5])}{', ...' if len(absent) > 5 else ''}); "
+              "--replace-absent grades them as not submitted")
+    for s, what in report["failures"].items():
+        print(f"  {s}: the run stopped early: {'; '.join(what)}")
     for s in report["students"]:
         flagged = report["flags"].get(s)
         print(f"  {s}: {sum(report['scores'][s].values()):g} of {total:g}"
@@ -318,6 +335,28 @@ def add_classroom_parser(sub):
     g.add_argument("--notebooks", nargs="+", metavar="NOTEBOOK",
                    help="grade only these exercise notebooks (short names, e.g. boosting/exercises)")
     g.add_argument("--kernel", default="python3", help="Jupyter kernel name (default: python3)")
+    g.add_argument("--replace-absent", action="store_true",
+                   help="grade a roster student who has no folder in SUBMISSIONS as not submitted (0), replacing "
+                        "the row --out holds (default: that row is kept)")
+    g.add_argument("--scheduler", metavar="ADDRESS",
+                   help="a Dask scheduler, e.g. tcp://HOST:8786: each submission is a task on its workers, each in "
+                        "its sandbox (they need lupikit and bubblewrap, not the submissions); the results are "
+                        "written here, once")
+    d = classroom.Limits()
+    lim = g.add_argument_group("the sandbox each submission runs in (Linux, bubblewrap)")
+    lim.add_argument("--cell-time-limit", type=float, default=d.cell,
+                     help=f"seconds for one cell (default {d.cell:g})")
+    lim.add_argument("--memory-limit", type=float, default=d.memory / MIB,
+                     help=f"MiB of address space per process (default {d.memory / MIB:g})")
+    lim.add_argument("--max-processes", type=int, default=d.processes,
+                     help=f"processes and threads (default {d.processes})")
+    lim.add_argument("--max-file-size", type=float, default=d.file_size / MIB,
+                     help=f"MiB of one file, and of the sandbox's home and /tmp (default {d.file_size / MIB:g})")
+    lim.add_argument("--max-output", type=float, default=d.output / MIB,
+                     help=f"MiB of cell outputs and of saved answers (default {d.output / MIB:g})")
+    lim.add_argument("--unsandboxed", action="store_true",
+                     help="RISK: run the students' code without the sandbox, as you, with your files, network "
+                          "and environment (only for notebooks you trust; flagged in the scores and the log)")
     g.set_defaults(func=cmd_grade)
     o = csub.add_parser("collect", parents=[common],
                         help="place an LMS's bulk download (Canvas or Moodle) under SUBMISSIONS/<id>/")

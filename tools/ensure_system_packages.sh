@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
-# Install Debian's chromium (for the browser check of the built book and the
-# PDF) and poppler-utils (pdftotext/pdfinfo, for the PDF check) if they are
-# missing. Needs root or sudo; skips quietly when neither is available, in
-# which case the tests that need them are skipped with a reason.
+# Install the Debian packages the tests and the grader use, if they are
+# missing: chromium (the browser check of the built book and the PDF),
+# poppler-utils (pdftotext/pdfinfo, the PDF check) and bubblewrap (the
+# sandbox each student notebook is graded in). Needs root or sudo; skips
+# quietly when neither is available, in which case the tests that need them
+# are skipped with a reason (`.ci/run` makes the sandbox's tests fail instead).
 set -u
 need=""
 command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 || need="$need chromium fonts-dejavu-core"
 command -v pdftotext >/dev/null 2>&1 || need="$need poppler-utils"
+command -v bwrap >/dev/null 2>&1 || need="$need bubblewrap"
 [ -z "$need" ] && exit 0
 SUDO=""
 if [ "$(id -u)" != "0" ]; then
@@ -16,7 +19,7 @@ if [ "$(id -u)" != "0" ]; then
   fi
 fi
 if command -v apt-get >/dev/null 2>&1; then
-  echo "installing Debian's$need for the browser and PDF checks..." >&2
+  echo "installing Debian's$need for the browser and PDF checks and the grader's sandbox..." >&2
   export DEBIAN_FRONTEND=noninteractive
   $SUDO apt-get update -qq >/dev/null && \
   $SUDO apt-get install -y -qq --no-install-recommends $need >/dev/null || {

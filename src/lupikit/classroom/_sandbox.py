@@ -1,0 +1,351 @@
+"""The sandbox a student's notebook runs in when it is graded (Linux, bubblewrap) (private).
+
+Each submission runs in a process tree of its own, started by bubblewrap
+(Debian's ``bubblewrap`` package) with:
+
+* its own user, PID, mount, IPC, UTS and network namespaces: no network at
+  all (a loopback of its own, not the host's), no view of the grader's
+  processes;
+* a root made of the system (``/usr`` and its links, read-only), the Python
+  that runs the grader (its prefixes, read-only), lupikit's own package
+  (read-only) and the data home if one is set (read-only); a private, empty
+  home and ``/tmp`` in memory, with a size limit. The course folder, the
+  instructor edition, the checkout's notebooks, the other submissions, the
+  reports and the grader's own files are not in it;
+* a clean environment: no variable of the teacher's shell;
+* limits (:class:`Limits`): wall time for the notebook and for one cell,
+  address space per process, processes (``RLIMIT_NPROC``; when the grader
+  runs as root, which that limit does not bind, a ``pids`` cgroup where one
+  is writable), file size and output size.
+
+Nothing is mounted writable from the host: the notebook goes in on standard
+input and the runner (:mod:`._sandboxed`) sends back one JSON answer on
+standard output, read up to a size cap: the executed notebook and the saved
+answers as plain values (JSON and ``.npz`` without pickle). When the runner
+ends, or the time is up, the whole sandbox is ended: bubblewrap's PID
+namespace takes every process of it along, detached ones included.
+"""
+
+import base64
+import dataclasses
+import functools
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import threading
+import time
+import uuid
+import zipfile
+from pathlib import Path
+
+__all__ = ["Limits", "SandboxUnavailable", "SandboxResult", "run_sandboxed", "sandbox_problem"]
+
+MiB = 1 << 20
+
+#: inside the sandbox: the student's home, working folder and the folder of the saved answers
+HOME, WORKDIR, ANSWERS = "/home/student", "/home/student/work", "/home/student/.answers"
+
+
+#: the environment bubblewrap is started with (it reads none of it; the sandbox gets its own)
+_LAUNCH_ENV = {"PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8"}
+
+
+class SandboxUnavailable(RuntimeError):
+    """The sandbox cannot run on this machine (the message says why and what to do)."""
+
+
+@dataclasses.dataclass(frozen=True)
+class Limits:
+    """What one submission may use (each has a flag of ``lupikit classroom grade``).
+
+    Attributes
+    ----------
+    notebook : float, default=120
+        Seconds for all cells of the notebook (``--time-limit``).
+    cell : float, default=60
+        Seconds for one cell (``--cell-time-limit``).
+    memory : int, default=4 GiB
+        Bytes of address space per process (``--memory-limit``, in MiB).
+    processes : int, default=64
+        Processes and threads of the sandbox's user (``--max-processes``).
+    file_size : int, default=64 MiB
+        Bytes of one file the notebook writes, and of the sandbox's ``/tmp``
+        and home in all (``--max-file-size``, in MiB).
+    output : int, default=2 MiB
+        Bytes of cell outputs the executed notebook keeps, and of the saved
+        answers (``--max-output``, in MiB).
+    """
+
+    notebook: float = 120.0
+    cell: float = 60.0
+    memory: int = 4096 * MiB
+    processes: int = 64
+    file_size: int = 64 * MiB
+    output: int = 2 * MiB
+
+    def __post_init__(self):
+        for name in ("notebook", "cell", "memory", "processes", "file_size", "output"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
+                raise ValueError(f"the sandbox's limit {name!r} must be a number > 0, got {value!r}.")
+
+
+@dataclasses.dataclass
+class SandboxResult:
+    """What came back from one sandboxed run."""
+
+    notebook: object = None  #: the executed notebook (NotebookNode) or None
+    answers: dict = dataclasses.field(default_factory=dict)  #: file name -> bytes
+    stopped: object = None  #: the index of the cell that stopped the run, or None
+    why: str = ""  #: why it stopped early ('' if it ran to the end)
+    failure: str = ""  #: what ended the sandbox without a usable answer ('' if none did)
+    seconds: float = 0.0
+
+
+def _bwrap():
+    return shutil.which("bwrap")
+
+
+@functools.lru_cache(maxsize=1)
+def sandbox_problem():
+    """Why the sandbox cannot run here, with what to do ('' when it can)."""
+    fix = ("Grade on Linux with bubblewrap installed (Debian, Ubuntu: `sudo apt-get install bubblewrap`; "
+           "Fedora: `sudo dnf install bubblewrap`), or pass --unsandboxed to run the students' code as "
+           "yourself, with your files, network and environment: only for notebooks you trust.")
+    if not sys.platform.startswith("linux"):
+        return f"the grader's sandbox needs Linux (this is {sys.platform}). {fix}"
+    if _bwrap() is None:
+        return f"bubblewrap (`bwrap`) is not installed. {fix}"
+    try:
+        trial = subprocess.run(_bwrap_argv(Limits(), python=False) + ["/usr/bin/env", "true"], capture_output=True,
+                               text=True, timeout=60, stdin=subprocess.DEVNULL, env=_LAUNCH_ENV)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return f"bubblewrap did not start ({exc}). {fix}"
+    if trial.returncode != 0:
+        said = " ".join(trial.stderr.split())[:300]
+        return (f"bubblewrap cannot make its namespaces on this machine ({said}); user namespaces may be "
+                "disabled (e.g. `sysctl kernel.unprivileged_userns_clone=1`, or AppArmor's "
+                f"`kernel.apparmor_restrict_unprivileged_userns=0` on Ubuntu 24.04). {fix}")
+    return ""
+
+
+def _python_paths():
+    """The folders the grader's Python needs, read-only in the sandbox: its prefixes and lupikit's package."""
+    paths = {Path(p).resolve() for p in (sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix)}
+    paths.add(Path(sys.executable).resolve().parent.parent)
+    package = Path(__file__).resolve().parents[1]  # lupikit's own package folder
+    if not any(package.is_relative_to(p) for p in paths):
+        paths.add(package)  # an editable install: lupikit's package only, not the checkout around it
+    # the venv's own path as the interpreter sees it (a symlinked prefix keeps its name)
+    paths |= {Path(p) for p in (sys.prefix, sys.exec_prefix)}
+    return sorted(p for p in paths if p.exists() and not str(p).startswith("/usr"))
+
+
+def _system_binds():
+    """The read-only system: ``/usr`` and the top-level links or folders that point into it."""
+    args = ["--ro-bind", "/usr", "/usr"]
+    for top in ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"):
+        p = Path(top)
+        if p.is_symlink():
+            args += ["--symlink", os.readlink(p), top]
+        elif p.is_dir():
+            args += ["--ro-bind", top, top]
+    for f in ("/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/localtime", "/etc/alternatives", "/etc/fonts",
+              "/etc/mime.types"):
+        if Path(f).exists():
+            args += ["--ro-bind", f, f]
+    return args
+
+
+def _bwrap_argv(limits, *, python=True, data_home=None):
+    argv = [_bwrap() or "bwrap", "--unshare-user", "--unshare-pid", "--unshare-net", "--unshare-ipc",
+            "--unshare-uts", "--unshare-cgroup-try", "--uid", "1000", "--gid", "1000", "--hostname", "sandbox",
+            "--die-with-parent", "--new-session", "--cap-drop", "ALL"]
+    argv += _system_binds()
+    argv += ["--proc", "/proc", "--dev", "/dev",
+             "--size", str(int(limits.file_size)), "--tmpfs", "/tmp",
+             "--size", str(int(limits.file_size)), "--tmpfs", HOME,
+             "--dir", WORKDIR, "--dir", ANSWERS, "--chdir", WORKDIR]
+    bindirs = []
+    if python:
+        for p in _python_paths():
+            argv += ["--ro-bind", str(p), str(p)]
+            bindirs.append(str(p / "bin"))
+    env = {"PATH": ":".join([str(Path(sys.executable).parent), *bindirs, "/usr/local/bin", "/usr/bin", "/bin"]),
+           "HOME": HOME, "USER": "student", "LOGNAME": "student", "TMPDIR": "/tmp", "LANG": "C.UTF-8",
+           "MPLBACKEND": "Agg", "MPLCONFIGDIR": f"{HOME}/.matplotlib", "IPYTHONDIR": f"{HOME}/.ipython",
+           "JUPYTER_PLATFORM_DIRS": "1", "PYTHONDONTWRITEBYTECODE": "1", "PYTHONNOUSERSITE": "1",
+           "MALLOC_ARENA_MAX": "2", "OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
+    if data_home is not None and Path(data_home).is_dir():
+        argv += ["--ro-bind", str(Path(data_home).resolve()), "/data"]
+        env["LUPIKIT_DATA"] = "/data"
+    argv += ["--clearenv"]
+    for k, v in env.items():
+        argv += ["--setenv", k, v]
+    return argv
+
+
+def _pids_cgroup(limit):
+    """A ``pids`` cgroup limited to ``limit`` processes when this process is root and one is writable, else None."""
+    if os.geteuid() != 0:
+        return None
+    for root in (Path("/sys/fs/cgroup/pids"), Path("/sys/fs/cgroup")):
+        if not ((root / "cgroup.procs").is_file() and os.access(root, os.W_OK)):
+            continue
+        if root.name != "pids":  # cgroup v2: the pids controller must be enabled for the children
+            control = root / "cgroup.subtree_control"
+            if not control.is_file() or "pids" not in control.read_text(errors="replace").split():
+                continue
+        group = root / f"lupikit-grade-{uuid.uuid4().hex[:12]}"
+        try:
+            group.mkdir()
+            (group / "pids.max").write_text(str(int(limit)))
+            return group
+        except OSError:
+            try:
+                group.rmdir()
+            except OSError:
+                pass
+    return None
+
+
+def _launch_argv(limits, argv, group):
+    """``argv`` under ``prlimit`` (and inside ``group``, a cgroup, if given)."""
+    as_bytes = int(limits.memory)
+    wrapped = [shutil.which("prlimit") or "prlimit", f"--as={as_bytes}", f"--nproc={int(limits.processes)}",
+               f"--fsize={int(limits.file_size)}", "--core=0", "--nofile=1024", "--"] + argv
+    if group is not None:
+        wrapped = ["/bin/sh", "-c", 'echo $$ > "$0/cgroup.procs" && exec "$@"', str(group)] + wrapped
+    return wrapped
+
+
+def _read_capped(pipe, cap, box):
+    chunks, total = [], 0
+    while True:
+        chunk = pipe.read(1 << 16)
+        if not chunk:
+            break
+        total += len(chunk)
+        if total > cap:
+            box["over"] = True
+            break
+        chunks.append(chunk)
+    box["data"] = b"".join(chunks)
+
+
+def _end(proc, group):
+    """End the sandbox: its process group, then every process of its cgroup, then the cgroup."""
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+    try:
+        proc.wait(timeout=30)
+    except subprocess.TimeoutExpired:  # pragma: no cover - a process that does not die of SIGKILL
+        pass
+    if group is not None:
+        for _ in range(50):
+            try:
+                pids = (group / "cgroup.procs").read_text().split()
+            except OSError:
+                break
+            for pid in pids:
+                try:
+                    os.kill(int(pid), signal.SIGKILL)
+                except (ProcessLookupError, PermissionError):
+                    pass
+            try:
+                group.rmdir()
+                break
+            except OSError:
+                time.sleep(0.1)
+
+
+def _valid_npz(data, cap):
+    """Whether ``data`` is an ``.npz`` NumPy can read without pickle, stored (not compressed), within ``cap``."""
+    import io
+
+    try:
+        with zipfile.ZipFile(io.BytesIO(data)) as zf:
+            infos = zf.infolist()
+            return all(i.compress_type == zipfile.ZIP_STORED for i in infos) and \
+                sum(i.file_size for i in infos) <= cap
+    except (zipfile.BadZipFile, OSError, ValueError, EOFError):
+        return False
+
+
+def run_sandboxed(nb, questions, limits, *, kernel="python3", data_home=None):
+    """Execute the prepared notebook ``nb`` in a sandbox; return what came back (:class:`SandboxResult`).
+
+    ``nb``'s graded cells must save their answers to :data:`ANSWERS`;
+    ``questions`` are their grade ids. Never raises for anything the notebook
+    does: a crash, a kill, a hang or a limit hit is the result's ``failure``.
+    """
+    import nbformat
+
+    problem = sandbox_problem()
+    if problem:
+        raise SandboxUnavailable(problem)
+    t0 = time.monotonic()
+    request = {"notebook": nb, "limit": float(limits.notebook), "cell_limit": float(limits.cell),
+               "output_limit": int(limits.output), "kernel": kernel, "workdir": WORKDIR, "answers": ANSWERS,
+               "questions": list(questions), "max_answer_bytes": int(limits.output)}
+    argv = _bwrap_argv(limits, data_home=data_home) + [sys.executable, "-m", f"{__package__}._sandboxed"]
+    group = _pids_cgroup(limits.processes)
+    # bubblewrap itself starts with an empty environment too: its own process is the sandbox's
+    # PID 1, whose /proc/1/environ the student's code can read
+    proc = subprocess.Popen(_launch_argv(limits, argv, group), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.DEVNULL, start_new_session=True, env=_LAUNCH_ENV)
+    # the answer: the notebook's outputs and answers, base64 and JSON around them
+    cap = 3 * int(limits.output) + 4 * MiB
+    box = {"over": False, "data": b""}
+    reader = threading.Thread(target=_read_capped, args=(proc.stdout, cap, box), daemon=True)
+    reader.start()
+    failure = ""
+    try:
+        proc.stdin.write(json.dumps(request).encode("utf-8"))
+        proc.stdin.close()
+    except OSError:
+        pass
+    # the runner stops the notebook at its limit; the grace covers the kernel's start and the answer
+    reader.join(timeout=float(limits.notebook) + 90.0)
+    if reader.is_alive():
+        failure = f"the notebook ran past the time limit of {limits.notebook:g} s and its sandbox was ended"
+    elif box["over"]:
+        failure = f"the notebook's output went over the limit of {cap // MiB} MiB and its sandbox was ended"
+    _end(proc, group)
+    reader.join(timeout=5)
+    result = SandboxResult(seconds=time.monotonic() - t0)
+    if failure:
+        result.failure = failure
+        return result
+    try:
+        answer = json.loads(box["data"].decode("utf-8"))
+        executed = nbformat.from_dict(answer["notebook"])
+        stopped = answer.get("stopped")
+        why = str(answer.get("why") or "")
+        files = answer.get("answers") or {}
+        if not isinstance(files, dict) or (stopped is not None and not isinstance(stopped, int)):
+            raise ValueError("malformed answer")
+    except Exception:  # noqa: BLE001 - whatever came back, it is this submission's alone
+        code = proc.returncode
+        how = f"killed by signal {-code}" if code is not None and code < 0 else f"exit code {code}"
+        result.failure = (f"the sandbox ended without a result ({how}): the notebook stopped the grader's "
+                          "runner, or went over a limit (memory, processes, file size)")
+        return result
+    wanted = {f"{q}.{ext}" for q in questions for ext in ("json", "npz")}
+    for name, text in files.items():
+        if name not in wanted or not isinstance(text, str):
+            continue
+        try:
+            data = base64.b64decode(text, validate=True)
+        except ValueError:
+            continue
+        if len(data) > limits.output or (name.endswith(".npz") and not _valid_npz(data, limits.output)):
+            continue
+        result.answers[name] = data
+    result.notebook, result.stopped, result.why = executed, stopped, why[:500]
+    return result
