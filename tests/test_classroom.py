@@ -616,11 +616,13 @@ def test_collect_places_a_canvas_download_by_what_the_notebooks_hold(tmp_path, c
     assert done["late"] == ["102"] and done["missing"] == []
     assert done["unknown_files"] == ["lovelaceada_101_5553_notes.txt"]
     assert len(done["duplicates"]) == 1 and "hoppergrace (user id 777)" in done["unknown_students"][0]
-    assert done["unreadable"] == ["102: turingalan_102_5555_exercises.ipynb"]
+    assert done["unreadable"] == ["102: turingalan_102_5555_exercises.ipynb: not a readable notebook "
+                                  "(JSONDecodeError: Expecting property name enclosed in double quotes: line 1 "
+                                  "column 2 (char 1))"]
     assert nbformat.writes(nbformat.read(subs / "102" / "toy" / "exercises.ipynb", as_version=4)) == alan
     report = grade_submissions(subs, sources, tmp_path / "scores.csv", roster=["101", "102"], seed=1,
                                time_limit=30, n_jobs=2)
-    assert "handed in late (marked LATE in the LMS's download)" in report["flags"]["102"]
+    assert "handed in late (toy/exercises: marked LATE in the LMS's download)" in report["flags"]["102"]
     assert not any("late" in f for f in report["flags"]["101"])
     # Moodle: a folder per participant, matched by the roster's first and last names
     moodle_roster = tmp_path / "moodle.csv"

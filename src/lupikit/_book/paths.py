@@ -48,9 +48,13 @@ def find_notebooks_dir(explicit=None):
     for d in (here, *here.parents):
         if (d / "notebooks").is_dir():
             return d / "notebooks"
+    # run from elsewhere (a course folder): the checkout lupikit is installed from, if it is one
+    checkout = Path(__file__).resolve().parents[3]
+    if (checkout / "notebooks").is_dir() and (checkout / "_config.yml").is_file():
+        return checkout / "notebooks"
     raise BookError(
-        "could not find a 'notebooks' folder here or above; run from the lupikit "
-        "checkout or pass --notebooks-dir (or set LUPIKIT_NOTEBOOKS)."
+        "could not find a 'notebooks' folder here or above, and lupikit is not installed from a checkout; "
+        "pass --notebooks-dir (or set LUPIKIT_NOTEBOOKS) to the book's notebooks/ folder."
     )
 
 

@@ -4,8 +4,18 @@
   in one folder (or zip): the user id is the roster's Canvas ``ID``;
   ``LATE`` marks a submission after the due date.
 * **Moodle** gives one folder per participant,
-  ``<full name>_<participant id>_assignsubmission_file_``: the full name is
-  matched to the roster's names (first and last name).
+  ``<full name>_<participant id>_assignsubmission_file_``: the participant
+  id is matched to the roster's Moodle ``Identifier`` column
+  (``Participant 123456``, in the grading worksheet) when it has one, else
+  the full name to the roster's names (first and last name); two folders of
+  one name with different ids are not placed by name.
+
+``collected.json`` in the submissions folder accumulates across downloads:
+each collect replaces the entries of the notebooks it collects (who handed
+in what, who was late) and keeps every other notebook's. Symbolic links and
+files over :data:`MAX_FILE_BYTES` are listed with the reason, never read;
+a file that is not a notebook (invalid JSON, JSON without cells, a number
+Python refuses) is listed with its reason, and the others are collected.
 
 A notebook is recognised by what it holds, not by its file name: the ids
 of its graded cells are compared with those of each instructor notebook, so
@@ -28,6 +38,7 @@ import tempfile
 import zipfile
 from pathlib import Path
 
+from ._files import write_atomically
 from ._notebooks import graded_ids
 from ._roster import norm_header
 from ._variants import check_student_id
@@ -38,19 +49,89 @@ _CANVAS = re.compile(r"^(?P<name>[^_]*)_(?:(?P<late>LATE)_)?(?P<uid>\d+)_(?P<sid
 _MOODLE = re.compile(r"^(?P<name>.+?)_(?P<pid>\d+)_assign(?:submission|feedback)_\w+?_?$")
 
 
+#: the largest file collect reads (a notebook of a student is far smaller)
+MAX_FILE_BYTES = 64 * 1024 * 1024
+
+
 def _which(path, signatures):
-    """The instructor notebook ``path`` is a submission of (its short name), None, or "" if unreadable."""
+    """The instructor notebook ``path`` is a submission of (its short name), None, or why it cannot be read."""
     try:
         nb = json.loads(Path(path).read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
-        return ""
-    ids = graded_ids(nb)
+    except (OSError, UnicodeDecodeError, ValueError, RecursionError) as exc:
+        # not JSON, or JSON Python refuses (a number of thousands of digits, nesting too deep)
+        return f"not a readable notebook ({type(exc).__name__}: {' '.join(str(exc).split())[:120]})"
+    if not isinstance(nb, dict) or not isinstance(nb.get("cells"), list) or \
+            not all(isinstance(c, dict) for c in nb["cells"]):
+        return "JSON, but not a notebook (no list of cells)"
+    try:
+        ids = graded_ids(nb)
+    except (AttributeError, TypeError):
+        return "JSON, but not a notebook (malformed cell metadata)"
+    ids = {i for i in ids if isinstance(i, str)}
     overlap = {rel: len(ids & sig) for rel, sig in signatures.items()}
     top = max(overlap.values(), default=0)
     best = [rel for rel, n in overlap.items() if n == top]
     if top == 0:
         return None
     return best[0] if len(best) == 1 else "?"  # "?": two exercise notebooks share these check cells
+
+
+def _extract(download, into):
+    """Extract a zip member by member: no member over :data:`MAX_FILE_BYTES`, no link; returns (times, refused)."""
+    times, refused = {}, []
+    with zipfile.ZipFile(download) as zf:
+        for info in zf.infolist():
+            if info.is_dir():
+                continue
+            mode = (info.external_attr >> 16) & 0o170000
+            if mode == 0o120000:
+                refused.append(f"{info.filename}: a symbolic link (not followed)")
+                continue
+            if info.file_size > MAX_FILE_BYTES:
+                refused.append(f"{info.filename}: {info.file_size} bytes, over the {MAX_FILE_BYTES >> 20} MiB "
+                               "a notebook may have")
+                continue
+            target = Path(zf.extract(info, into))
+            times[str(target)] = datetime.datetime(*info.date_time)
+    return times, refused
+
+
+def _refusal(path, root):
+    """Why ``path`` (under ``root``) is not read: a link, a file out of the download, too large; or None."""
+    parts = path.relative_to(root).parts
+    if any((root / Path(*parts[:k])).is_symlink() for k in range(1, len(parts) + 1)):
+        return "a symbolic link (not followed)"
+    try:
+        size = path.stat().st_size
+    except OSError as exc:
+        return f"not readable ({exc.strerror})"
+    if size > MAX_FILE_BYTES:
+        return f"{size} bytes, over the {MAX_FILE_BYTES >> 20} MiB a notebook may have"
+    return None
+
+
+def _merged_record(path, result, notebooks):
+    """``collected.json`` with this collect's notebooks replaced and every other notebook's entries kept."""
+    old = {}
+    if path.is_file():
+        try:
+            old = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            old = {}
+    kept = old.get("notebooks") if isinstance(old.get("notebooks"), dict) else {}
+    per = {rel: entry for rel, entry in kept.items() if rel not in notebooks}
+    for rel in notebooks:
+        per[rel] = {"placed": sorted(s for s, rels in result["placed"].items() if rel in rels),
+                    "late": {s: whys[rel] for s, whys in result["late_by_notebook"].items() if rel in whys}}
+    late = {}
+    for rel, entry in sorted(per.items()):
+        for s, why in entry.get("late", {}).items():
+            late.setdefault(s, []).append(f"{rel}: {why}")
+    record = {k: v for k, v in result.items() if k != "late_by_notebook"}
+    record["notebooks"] = per
+    record["late"] = sorted(late)
+    record["late_why"] = {s: "; ".join(whys) for s, whys in sorted(late.items())}
+    return record
 
 
 def _norm_name(text):
@@ -181,8 +262,10 @@ def collect_submissions(download, out, *, roster, sources, deadline=None, late_c
     -------
     dict
         ``placed`` ({id: [notebook, ...]}), ``late`` (ids), ``late_why`` ({id: why}), ``unknown_files``,
-        ``unreadable`` (a student's ``.ipynb`` that is not valid JSON: which
-        exercise it is cannot be told, so it is not placed), ``ambiguous``
+        ``unreadable`` (a student's ``.ipynb`` that is not valid JSON, or JSON
+        that is not a notebook, with the reason: which exercise it is cannot
+        be told, so it is not placed), ``refused`` (symbolic links, files over
+        :data:`MAX_FILE_BYTES`: never read), ``ambiguous``
         (a name two roster students share, or check cells two exercise
         notebooks share: not placed),
         ``unknown_students`` (in the download, not on the roster),
@@ -207,26 +290,57 @@ def collect_submissions(download, out, *, roster, sources, deadline=None, late_c
                 forms.add(_norm_name(f"{first} {last}"))
             for form in forms:
                 by_name.setdefault(form, set()).add(s["id"])
+    # Moodle's participant ids, where the roster has them (its grading worksheet's "Identifier" column:
+    # "Participant 123456"): a folder is matched by its id before its name
+    by_pid = {}
+    for s in roster:
+        for header, cell in s.get("fields", {}).items():
+            if norm_header(header) in ("identifier", "participant id", "participant"):
+                m = re.fullmatch(r"(?:participant\s*)?(\d+)", str(cell).strip(), flags=re.IGNORECASE)
+                if m:
+                    by_pid[m.group(1)] = s["id"]
     result = {"placed": {}, "late": [], "late_why": {}, "unknown_files": [], "unreadable": [], "unknown_students": [],
-              "ambiguous": [], "duplicates": [], "missing": []}
+              "ambiguous": [], "duplicates": [], "missing": [], "refused": [], "late_by_notebook": {}}
     with tempfile.TemporaryDirectory(prefix="lupikit-collect-") as tmp:
         root, times = download, {}
         if download.is_file() and zipfile.is_zipfile(download):
-            with zipfile.ZipFile(download) as zf:
-                zf.extractall(tmp)
-                times = {str(Path(tmp) / i.filename): datetime.datetime(*i.date_time) for i in zf.infolist()}
+            times, result["refused"] = _extract(download, tmp)
             root = Path(tmp)
         elif not download.is_dir():
             raise FileNotFoundError(f"download: {download} is neither a folder nor a zip file.")
-        for path in sorted(p for p in root.rglob("*") if p.is_file()):
+        files = []
+        for path in sorted(root.rglob("*")):
+            if path.is_dir() and not path.is_symlink():
+                continue
+            why = _refusal(path, root)
+            if why:
+                result["refused"].append(f"{path.relative_to(root)}: {why}")
+            elif path.is_file():
+                files.append(path)
+        # a name under which two Moodle folders (two participant ids) hand in cannot say whose each is
+        pids_of_name = {}
+        for path in files:
+            for part in path.relative_to(root).parts[:-1]:
+                m = _MOODLE.match(part)
+                if m:
+                    pids_of_name.setdefault(_norm_name(m["name"]), set()).add(m["pid"])
+        for path in files:
             rel_path = path.relative_to(root)
             owner, late = None, False
             moodle = next((m for m in (_MOODLE.match(part) for part in rel_path.parts[:-1]) if m), None)
             canvas = None if moodle or len(rel_path.parts) > 1 else _CANVAS.match(path.name)
             if len(rel_path.parts) > 1 and rel_path.parts[0] in by_id:  # already <id>/...
                 owner = rel_path.parts[0]
+            elif moodle and moodle["pid"] in by_pid:
+                owner = by_pid[moodle["pid"]]
             elif moodle:
                 owners = by_name.get(_norm_name(moodle["name"]), set())
+                if len(owners) == 1 and len(pids_of_name.get(_norm_name(moodle["name"]), ())) > 1:
+                    result["ambiguous"].append(f"{moodle['name']}: {rel_path} (two Moodle folders of that name, "
+                                               "participant ids " + ", ".join(sorted(pids_of_name[
+                                                   _norm_name(moodle["name"])])) + "; a roster with Moodle's "
+                                               "Identifier column tells them apart)")
+                    continue
                 if len(owners) != 1:
                     key = "ambiguous" if owners else "unknown_students"
                     result[key].append(f"{moodle['name']}: {rel_path}" + (
@@ -242,8 +356,8 @@ def collect_submissions(download, out, *, roster, sources, deadline=None, late_c
                 result["unknown_files"].append(str(rel_path))
                 continue
             rel = _which(path, signatures) if path.suffix == ".ipynb" else None
-            if rel == "":  # a broken notebook cannot say which exercise it is: the instructor decides
-                result["unreadable"].append(f"{owner}: {rel_path}")
+            if rel not in (None, "?") and rel not in signatures:  # cannot say which exercise it is
+                result["unreadable"].append(f"{owner}: {rel_path}: {rel}")
                 continue
             if rel == "?":
                 result["ambiguous"].append(f"{owner}: {rel_path} (two exercise notebooks share its check cells)")
@@ -263,11 +377,16 @@ def collect_submissions(download, out, *, roster, sources, deadline=None, late_c
                    f"{rel_path.name} dated {stamp:%Y-%m-%d %H:%M}, after the deadline"
                    if stamp is not None and stamp > deadline else
                    f"the roster's {late_column}: {late_by_roster[owner]}" if owner in late_by_roster else None)
+            if why:
+                result["late_by_notebook"].setdefault(owner, {})[rel] = why
             if why and owner not in result["late"]:
                 result["late"].append(owner)
                 result["late_why"][owner] = why
     result["missing"] = [s["id"] for s in roster if s["id"] not in result["placed"]]
     out.mkdir(parents=True, exist_ok=True)
-    # what the grader reads back: the late ones become a flag
-    (out / "collected.json").write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
+    # what the grader reads back (the late ones become a flag), kept across downloads: this
+    # collect's notebooks replace their own entries, every other notebook's stay
+    record = _merged_record(out / "collected.json", result, list(sources))
+    write_atomically(out / "collected.json", json.dumps(record, indent=1) + "\n")
+    result.pop("late_by_notebook")
     return result

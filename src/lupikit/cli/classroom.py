@@ -110,6 +110,9 @@ def cmd_collect(args):
     try:
         instructor = Path(args.instructor) if args.instructor else (
             checkout_paths(find_notebooks_dir(args.notebooks_dir)).classroom / "instructor")
+        if not args.instructor and not instructor.is_dir():
+            raise FileNotFoundError(f"no instructor edition at {instructor} (the default): pass --instructor "
+                                    "OUT/instructor, the folder `lupikit classroom build --out OUT` wrote.")
         edition = classroom.read_edition(instructor)
         roster = classroom.read_roster_table(args.roster, id_column=args.id_column)
         deadline = None
@@ -254,6 +257,9 @@ def cmd_pack(args):
     paths = checkout_paths(nb_dir)
     editions = Path(args.editions) if args.editions else paths.classroom
     student = editions / "student"
+    if not args.editions and not student.is_dir():
+        raise BookError(f"no student edition at {student} (the default): pass --editions OUT, the folder "
+                        "`lupikit classroom build --out OUT` wrote, or build one there first.")
     out = Path(args.out) if args.out else editions / "lupikit-student-pack.zip"
     pdf = student / "lupikit-student.pdf"
     data_home = os.environ.get("LUPIKIT_DATA")
