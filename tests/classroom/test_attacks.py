@@ -416,3 +416,13 @@ def test_a_class_graded_on_a_two_worker_dask_cluster_matches_the_local_run(tmp_p
     assert (tmp_path / "cluster.csv").read_text() == (tmp_path / "local.csv").read_text()
     for s in roster:
         assert (tmp_path / "cluster-reports" / f"{s}.md").read_text() == (tmp_path / "local-reports" / f"{s}.md").read_text()
+
+
+def test_feedback_shows_neither_the_tests_source_nor_another_students_output(attacked):
+    feedback = attacked["course"] / "scores-feedback"
+    source = "abs(m - np.mean(x)) < 1e-9"  # the hidden test's code
+    for page in feedback.glob("*.html"):
+        text = page.read_text()
+        assert source not in text and "np.mean(x)" not in text
+        # what the printer printed and what the reader found stay in their own executed notebooks
+        assert "xxxxxxxxxx" not in text and "FOUND" not in text

@@ -179,6 +179,9 @@ def _bwrap_argv(limits, *, python=True, data_home=None):
            "MPLBACKEND": "Agg", "MPLCONFIGDIR": f"{HOME}/.matplotlib", "IPYTHONDIR": f"{HOME}/.ipython",
            "JUPYTER_PLATFORM_DIRS": "1", "PYTHONDONTWRITEBYTECODE": "1", "PYTHONNOUSERSITE": "1",
            "MALLOC_ARENA_MAX": "2", "OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
+    cache = _mpl_cache() if python else None
+    if cache is not None:
+        argv += ["--ro-bind", str(cache), MPL_CACHE]
     if data_home is not None and Path(data_home).is_dir():
         argv += ["--ro-bind", str(Path(data_home).resolve()), "/data"]
         env["LUPIKIT_DATA"] = "/data"
@@ -186,6 +189,29 @@ def _bwrap_argv(limits, *, python=True, data_home=None):
     for k, v in env.items():
         argv += ["--setenv", k, v]
     return argv
+
+
+#: inside the sandbox: matplotlib's font cache, built once by the grader (read-only; the runner copies it)
+MPL_CACHE = "/opt/lupikit-mplcache"
+
+
+@functools.lru_cache(maxsize=1)
+def _mpl_cache():
+    """A folder holding matplotlib's font cache, built once per grading process (None without matplotlib).
+
+    A fresh sandbox has an empty home: without it, every notebook that
+    plots would scan the system's fonts again.
+    """
+    import tempfile
+
+    folder = Path(tempfile.mkdtemp(prefix="lupikit-mplcache-"))
+    env = {**_LAUNCH_ENV, "MPLCONFIGDIR": str(folder), "MPLBACKEND": "Agg"}
+    try:
+        done = subprocess.run([sys.executable, "-c", "import matplotlib.font_manager"], env=env, timeout=300,
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return folder if done.returncode == 0 and any(folder.iterdir()) else None
 
 
 def _pids_cgroup(limit):
@@ -292,7 +318,7 @@ def run_sandboxed(nb, questions, limits, *, kernel="python3", data_home=None):
     t0 = time.monotonic()
     request = {"notebook": nb, "limit": float(limits.notebook), "cell_limit": float(limits.cell),
                "output_limit": int(limits.output), "kernel": kernel, "workdir": WORKDIR, "answers": ANSWERS,
-               "questions": list(questions), "max_answer_bytes": int(limits.output)}
+               "questions": list(questions), "max_answer_bytes": int(limits.output), "mpl_cache": MPL_CACHE}
     argv = _bwrap_argv(limits, data_home=data_home) + [sys.executable, "-m", f"{__package__}._sandboxed"]
     group = _pids_cgroup(limits.processes)
     # bubblewrap itself starts with an empty environment too: its own process is the sandbox's

@@ -16,13 +16,18 @@ by it: the grader outside treats this answer as untrusted input.
 import base64
 import json
 import os
+import shutil
 import stat
 import sys
 from pathlib import Path
 
-import nbformat
+# jsonschema checks IRIs with rfc3987_syntax where it is installed, which builds a grammar when
+# imported (over a second, on every start of this runner); the notebooks' schema needs no IRI
+sys.modules.setdefault("rfc3987_syntax", None)
 
-from ._execution import execute
+import nbformat  # noqa: E402
+
+from ._execution import execute  # noqa: E402
 
 __all__ = ["main"]
 
@@ -57,6 +62,10 @@ def main():
     os.dup2(devnull, 1)
     os.dup2(devnull, 2)
     request = json.loads(sys.stdin.read())
+    # matplotlib's font cache, built once by the grader, into this sandbox's own config folder
+    cache, config = Path(request.get("mpl_cache") or "/nonexistent"), os.environ.get("MPLCONFIGDIR")
+    if cache.is_dir() and config:
+        shutil.copytree(cache, config, dirs_exist_ok=True)
     nb = nbformat.from_dict(request["notebook"])
     work = Path(request["workdir"])
     work.mkdir(parents=True, exist_ok=True)
