@@ -426,3 +426,34 @@ def test_feedback_shows_neither_the_tests_source_nor_another_students_output(att
         assert source not in text and "np.mean(x)" not in text
         # what the printer printed and what the reader found stay in their own executed notebooks
         assert "xxxxxxxxxx" not in text and "FOUND" not in text
+
+
+def test_a_lost_worker_costs_only_its_tasks_which_run_again(tmp_path):
+    distributed = pytest.importorskip("distributed")
+    import signal
+
+    from local_cluster import local_cluster  # tests/ is on pytest's pythonpath
+
+    source = toy_notebook()
+    source_path = tmp_path / "source.ipynb"
+    nbformat.write(source, source_path)
+    subs = tmp_path / "subs"
+    roster = ["ada", "alan", "grace", "wrongmean"]
+    for sid in roster[:3]:
+        # each notebook takes a few seconds, so that a worker dies with a task in hand
+        submission(with_answer(source, "mean", "import time\ntime.sleep(4)\nm = sum(x) / len(x)"), subs, sid)
+    submission(with_answer(source, "mean", "m = float(np.median(x)) + 1.0"), subs, "wrongmean")
+    with local_cluster(distributed) as (_, client, _):
+        pids = client.run(os.getpid)
+        victim = sorted(pids.values())[0]
+        timer = threading.Timer(3.0, os.kill, args=(victim, signal.SIGKILL))
+        timer.start()
+        try:
+            report = grade_submissions(subs, {"toy/exercises": source_path}, tmp_path / "scores.csv",
+                                       roster=roster, time_limit=60, scheduler=client)
+        finally:
+            timer.cancel()
+        assert victim not in client.run(os.getpid).values()  # it did die
+    assert report["failures"] == {}
+    assert {s: report["scores"][s]["toy/exercises:mean"] for s in roster} == {
+        "ada": 2.0, "alan": 2.0, "grace": 2.0, "wrongmean": 0.0}
