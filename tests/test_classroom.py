@@ -188,6 +188,9 @@ def test_broken_submissions_cost_what_they_break(graded):
     assert "ZeroDivisionError" in reasons["raises"]["toy/exercises:mean"]
     assert _row(report, "loops") == (2.0, 0.0)
     assert "time limit of 20 s" in reasons["loops"]["toy/exercises:squares"]
+    # a hang costs only its own notebook, and is flagged with what happened
+    assert [f for f in report["flags"]["loops"] if f.startswith("the run stopped early: toy/exercises:")
+            and "time limit of 20 s" in f] == report["flags"]["loops"] != []
     assert _row(report, "deleted") == (2.0, 0.0)
     assert "'squares' was deleted" in reasons["deleted"]["toy/exercises:squares"]
     assert _row(report, "notjson") == (0.0, 0.0)

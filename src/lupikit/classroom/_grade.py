@@ -143,8 +143,7 @@ def _run_submission(submitted, name, questions, variant, folder, workdir, limits
         if result.notebook is not None:
             nb = result.notebook
     else:
-        stopped, why = execute(nb, workdir, limits.notebook, kernel, cell_limit=limits.cell,
-                               output_limit=limits.output)
+        _, why = execute(nb, workdir, limits.notebook, kernel, cell_limit=limits.cell, output_limit=limits.output)
     if why:
         notes.append(why)
     for q in present:
@@ -165,7 +164,8 @@ def _run_submission(submitted, name, questions, variant, folder, workdir, limits
                     (folder / f"{q.grade_id}.json").write_text(json.dumps(info), encoding="utf-8")
         else:
             _unanswered(folder, q, why or "the graded cell did not run")
-    return (None if failure else nb), notes, failure
+    # what stopped the run early, if anything: a limit, a dead kernel, the sandbox ended
+    return (None if failure else nb), notes, failure or why
 
 
 def _replay(source, questions, variant, folder, results, workdir, limit, kernel):
@@ -224,7 +224,8 @@ def _grade_one(student, rel, source, questions, variant, submitted, limits, kern
     ``rows`` maps each question's column to (points, reason); ``files`` maps a
     path under the student's report folder to its bytes (the executed
     submission, the saved answers); ``failure`` says what ended the
-    submission's run early ('' if nothing did).
+    submission's run early, a limit, its kernel's death or its sandbox's
+    end ('' if it ran to the end).
     """
     t0 = time.perf_counter()
     files = {}
