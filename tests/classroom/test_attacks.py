@@ -118,6 +118,31 @@ def _attacks(course, home, proof, port):
             "    s.close()\n"
             "except OSError as e:\n"
             "    print('blocked', type(e).__name__)\n" + ANSWER),
+        # a forged answer file: a reason that is not text, after the graded cell saved the real one
+        "badreason": (ANSWER + "\n" + "import atexit, json\n"
+                      "atexit.register(lambda: None)\n"
+                      "get_ipython().events.register('post_run_cell', lambda *a: open("
+                      "'/home/student/.answers/mean.json', 'w').write(json.dumps({'unanswered': 1})))\n"),
+        # text Python cannot write as UTF-8 (a lone surrogate) in an answer the tests will print
+        "surrogate": "m = '\\ud800' + chr(0xD800)\n",
+        # code whose parse exhausts the recursion limit (the flags read it)
+        "deep": "m = sum(x) / len(x)\nz = " + "(" * 3000 + "0" + ")" * 3000 + "\n",
+        # an answer forged into the runner's own output pipe, then the runner killed
+        "pipeforger": (
+            "import os, json, signal\n"
+            "forged = json.dumps({'stopped': None, 'why': '', 'answers': {},\n"
+            "                     'notebook': {'cells': [{'cell_type': 'code', 'source': 'FORGED', 'metadata': {},\n"
+            "                                  'outputs': [], 'execution_count': 1}], 'metadata': {},\n"
+            "                     'nbformat': 4, 'nbformat_minor': 5}})\n"
+            "ppid = os.getppid()\n"
+            "for fd in os.listdir(f'/proc/{ppid}/fd'):\n"
+            "    if os.readlink(f'/proc/{ppid}/fd/{fd}').startswith('pipe:'):\n"
+            "        try:\n"
+            "            with open(f'/proc/{ppid}/fd/{fd}', 'w') as fh:\n"
+            "                fh.write(forged)\n"
+            "        except OSError:\n"
+            "            pass\n"
+            "os.kill(ppid, signal.SIGKILL)\n" + ANSWER),
         "environ": (
             "import os\n"
             "print('ENV', sorted(os.environ.items()))\n"
@@ -354,7 +379,8 @@ def test_the_teachers_environment_does_not_reach_the_student(attacked):
 
 def test_the_attempts_are_flagged_for_the_teacher(attacked):
     flags = attacked["report"]["flags"]
-    for sid in ("startup", "detached", "reader", "forger", "killer", "killall", "forker", "network", "environ"):
+    for sid in ("startup", "detached", "reader", "forger", "killer", "killall", "forker", "network", "environ",
+                "pipeforger"):
         assert any("the file system, processes or the network" in f for f in flags[sid]), (sid, flags[sid])
     assert not any("the file system" in f for s in HONEST for f in flags[s])
 
@@ -457,3 +483,59 @@ def test_a_lost_worker_costs_only_its_tasks_which_run_again(tmp_path):
     assert report["failures"] == {}
     assert {s: report["scores"][s]["toy/exercises:mean"] for s in roster} == {
         "ada": 2.0, "alan": 2.0, "grace": 2.0, "wrongmean": 0.0}
+
+
+def test_forged_answers_and_unwritable_text_cost_only_their_author(attacked):
+    report = attacked["report"]
+    # every attacker has a row, the class's files were written (the run did not crash)
+    assert set(report["scores"]) == set(HONEST) | set(attacked["attacks"])
+    assert "forged" not in report["reasons"]["badreason"]["toy/exercises:mean"]
+    assert report["scores"]["badreason"]["toy/exercises:mean"] == 0.0
+    assert "not written by the grader" in report["reasons"]["badreason"]["toy/exercises:mean"]
+    assert report["scores"]["surrogate"]["toy/exercises:mean"] == 0.0  # a text is not a mean
+    assert report["scores"]["deep"]["toy/exercises:mean"] in (0.0, 2.0)
+    assert report["scores"]["pipeforger"] == {"toy/exercises:mean": 0.0, "toy/exercises:squares": 0.0}
+    assert any("the run stopped early" in f for f in report["flags"]["pipeforger"])
+    executed = attacked["course"] / "scores-reports" / "pipeforger" / "toy" / "exercises.ipynb"
+    assert not executed.exists() or "FORGED" not in executed.read_text()
+
+
+def test_no_nested_namespace_no_writable_root_in_the_sandbox():
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell(
+        "import subprocess\n"
+        "print('USERNS', subprocess.run(['unshare', '-Ur', 'true']).returncode)\n"
+        "for path in ('/x', '/dev/x', '/usr/x', '/home/student/x'):\n"
+        "    try:\n"
+        "        open(path, 'w').write('x')\n"
+        "        print('WROTE', path)\n"
+        "    except OSError as e:\n"
+        "        print('REFUSED', path)\n")]
+    from lupikit.classroom._sandbox import run_sandboxed
+
+    result = run_sandboxed(nb, [], Limits(notebook=30))
+    text = "".join(o.get("text", "") for o in result.notebook.cells[0].outputs)
+    assert "USERNS 0" not in text and "USERNS" in text
+    assert text.count("REFUSED") == 3 and "WROTE /home/student/x" in text
+
+
+def test_the_memory_of_the_whole_tree_is_bounded_as_root():
+    from lupikit.classroom._sandbox import _cgroups, run_sandboxed
+
+    groups = _cgroups(Limits())
+    has_memory = any(g.parent.name == "memory" or (g / "memory.max").exists() for g in groups)
+    for g in groups:
+        g.rmdir()
+    if not has_memory:
+        pytest.skip("no memory cgroup here (not root, or not writable): the limit is per process (RLIMIT_AS)")
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell(
+        "import subprocess, sys, time\n"
+        "ps = [subprocess.Popen([sys.executable, '-c', 'import time; b = bytearray(200 << 20); time.sleep(8)'])\n"
+        "      for _ in range(4)]\n"
+        "time.sleep(5)\n"
+        "print('ALIVE', sum(p.poll() is None for p in ps))\n")]
+    result = run_sandboxed(nb, [], Limits(memory=400 << 20, notebook=30))
+    text = "".join(o.get("text", "") for o in result.notebook.cells[0].outputs) if result.notebook else ""
+    # four children of 200 MiB each do not fit in 400 MiB for the tree: some were killed, or the runner was
+    assert result.failure or ("ALIVE" in text and int(text.split("ALIVE")[1].split()[0]) < 4), text

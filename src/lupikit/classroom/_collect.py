@@ -51,6 +51,8 @@ _MOODLE = re.compile(r"^(?P<name>.+?)_(?P<pid>\d+)_assign(?:submission|feedback)
 
 #: the largest file collect reads (a notebook of a student is far smaller)
 MAX_FILE_BYTES = 64 * 1024 * 1024
+#: the most a zip download may unpack to (its files within :data:`MAX_FILE_BYTES` together), and its files
+MAX_DOWNLOAD_BYTES, MAX_MEMBERS = 4 * 1024 ** 3, 100_000
 
 
 def _which(path, signatures):
@@ -80,6 +82,12 @@ def _extract(download, into):
     """Extract a zip member by member: no member over :data:`MAX_FILE_BYTES`, no link; returns (times, refused)."""
     times, refused = {}, []
     with zipfile.ZipFile(download) as zf:
+        infos = [i for i in zf.infolist() if not i.is_dir()]
+        small = [i.file_size for i in infos if i.file_size <= MAX_FILE_BYTES]
+        if len(infos) > MAX_MEMBERS or sum(small) > MAX_DOWNLOAD_BYTES:
+            raise ValueError(f"download: {download} holds {len(infos)} files of {sum(small)} bytes in all once "
+                             f"unpacked, over the {MAX_MEMBERS} files or {MAX_DOWNLOAD_BYTES >> 30} GiB a class's "
+                             "download may have: unpack it yourself and collect the folder.")
         for info in zf.infolist():
             if info.is_dir():
                 continue

@@ -24,7 +24,8 @@ def write_atomically(path, text):
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
     try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
+        # (a lone surrogate from a student's text is written escaped, not refused)
+        with os.fdopen(fd, "w", encoding="utf-8", errors="backslashreplace", newline="") as fh:
             fh.write(text)
         mask = os.umask(0)  # mkstemp makes the file private: give it the mode a new file gets
         os.umask(mask)

@@ -95,6 +95,76 @@ def _unanswered(folder, question, reason):
     (folder / f"{question.grade_id}.json").write_text(json.dumps({"unanswered": reason}), encoding="utf-8")
 
 
+def _text(value, limit=500):
+    """``value`` as one line of printable text of at most ``limit`` characters (what a student wrote, made safe)."""
+    text = " ".join(str(value).split())
+    text = text.encode("utf-8", "backslashreplace").decode("utf-8")  # a lone surrogate cannot be written
+    return text if len(text) <= limit else text[:limit - 1] + "…"
+
+
+def _answer_info(info):
+    """The answer file's JSON if it has the shape :func:`lupikit.classroom._answers.save` writes, else None."""
+    if not isinstance(info, dict) or set(info) - {"missing", "unanswered"}:
+        return None
+    if "unanswered" in info:
+        return {"unanswered": _text(info["unanswered"])} if isinstance(info["unanswered"], str) else None
+    missing = info.get("missing", {})
+    if not isinstance(missing, dict) or not all(isinstance(k, str) and isinstance(v, str)
+                                                for k, v in missing.items()):
+        return None
+    return {"missing": {_text(k, 100): _text(v) for k, v in missing.items()}}
+
+
+def _depth(value, limit):
+    """Whether ``value`` (decoded JSON) nests deeper than ``limit`` (without recursion)."""
+    stack = [(value, 0)]
+    while stack:
+        item, d = stack.pop()
+        if d > limit:
+            return True
+        if isinstance(item, dict):
+            stack.extend((v, d + 1) for v in item.values())
+        elif isinstance(item, list):
+            stack.extend((v, d + 1) for v in item)
+    return False
+
+
+def _with_outputs(sent, returned, budget):
+    """The notebook ``sent`` with the outputs of ``returned`` (from the sandbox), checked; and what was wrong.
+
+    The cells are the grader's own; of the returned notebook only the code
+    cells' outputs are taken, each a list of outputs nbformat accepts, not
+    nested deeper than outputs are, within ``budget`` bytes in all.
+    """
+    import copy
+
+    from ._execution import trim_outputs
+
+    nb = copy.deepcopy(sent)
+    got = returned.get("cells") if isinstance(returned, dict) else None
+    if not isinstance(got, list) or len(got) != len(nb.cells):
+        return nb, "the sandbox's answer was not the grader's runner's (the notebook forged it)"
+    left = int(budget)
+    for cell, back in zip(nb.cells, got):
+        if cell.cell_type != "code":
+            continue
+        outputs = back.get("outputs") if isinstance(back, dict) else None
+        if not isinstance(outputs, list) or _depth(outputs, 16):
+            return nb, "the sandbox's answer was not the grader's runner's (the notebook forged it)"
+        cell.outputs = [nbformat.from_dict(o) for o in outputs if isinstance(o, dict)]
+        count = back.get("execution_count")
+        cell.execution_count = count if isinstance(count, int) and not isinstance(count, bool) else None
+        left = max(0, left - trim_outputs(cell, left))
+    try:
+        nbformat.validate(nb)
+    except Exception:  # noqa: BLE001 - outputs nbformat does not accept are dropped
+        for cell in nb.cells:
+            if cell.cell_type == "code":
+                cell.outputs = []
+        return nb, ""
+    return nb, ""
+
+
 def _run_submission(submitted, name, questions, variant, folder, workdir, limits, kernel, sandboxed, data_home):
     """Step 1; returns the executed submission (or None), the notes for the report and what ended it early.
 
@@ -139,20 +209,31 @@ def _run_submission(submitted, name, questions, variant, folder, workdir, limits
         folder.mkdir(parents=True, exist_ok=True)
         for name, data in result.answers.items():
             (folder / name).write_bytes(data)
-        why, failure = result.why or result.failure, result.failure
+        why, failure = _text(result.why or result.failure), result.failure
         if result.notebook is not None:
-            nb = result.notebook
+            # what came back is untrusted: the cells are those sent in, only their outputs are taken
+            nb, forged = _with_outputs(nb, result.notebook, limits.output)
+            if forged:
+                failure = why = forged
     else:
         _, why = execute(nb, workdir, limits.notebook, kernel, cell_limit=limits.cell, output_limit=limits.output)
+    if failure:  # answers the run left before it failed are not graded: the failure costs the notebook
+        for q in present:
+            (folder / f"{q.grade_id}.npz").unlink(missing_ok=True)
+            _unanswered(folder, q, failure)
     if why:
         notes.append(why)
     for q in present:
         info = None
         if (folder / f"{q.grade_id}.json").is_file():
             try:
-                info = json.loads((folder / f"{q.grade_id}.json").read_text(encoding="utf-8"))
-            except ValueError:
+                info = _answer_info(json.loads((folder / f"{q.grade_id}.json").read_text(encoding="utf-8")))
+            except (ValueError, RecursionError):
                 info = None
+            if info is None:  # not what the grader's own save writes: the answers are not read
+                (folder / f"{q.grade_id}.npz").unlink(missing_ok=True)
+                info = {"unanswered": "the saved answers were not written by the grader (changed in the notebook)"}
+            (folder / f"{q.grade_id}.json").write_text(json.dumps(info), encoding="utf-8")
         if isinstance(info, dict):
             if info.get("missing") and isinstance(info["missing"], dict) and not failure:
                 try:
@@ -273,14 +354,15 @@ def _report_text(student, variant, questions, scores, reasons, notes, flags=()):
     lines += [f"Total: {fmt_points(total)} of {fmt_points(sum(q.points for q in questions))}", ""]
     if flags:
         lines += ["**Flags** (for the instructor to look at; they change no score):", ""]
-        lines += [f"- {f}" for f in flags] + [""]
+        lines += [f"- {html.escape(f, quote=False)}" for f in flags] + [""]
     for rel in dict.fromkeys(q.notebook for q in questions):
         lines += [f"## {rel}", ""]
         for note in notes.get(rel, []):
-            lines += [f"- **note**: {note}"]
+            lines += [f"- **note**: {html.escape(note, quote=False)}"]
         for q in (q for q in questions if q.notebook == rel):
             got = scores[q.column]
-            mark = "passed" if got == q.points else f"{fmt_points(q.points - got)} point(s) lost: {reasons[q.column]}"
+            lost = html.escape(reasons[q.column], quote=False)
+            mark = "passed" if got == q.points else f"{fmt_points(q.points - got)} point(s) lost: {lost}"
             lines.append(f"- `{q.grade_id}` ({fmt_points(got)}/{fmt_points(q.points)}): {mark}")
         lines.append("")
     return "\n".join(lines)
@@ -722,12 +804,15 @@ def grade_submissions(submissions, sources, out, *, roster=None, seed=0, time_li
         # now replace their earlier ones student by student, the scores file last, in one step
         reports = out.parent / f"{out.stem}-reports"
         feedback = out.parent / f"{out.stem}-feedback"
+        # every text first, then the writes: nothing is written unless all of it could be made
+        texts = {s: (_report_text(s, variants[s], every, scores[s], reasons[s], notes[s], flags.get(s, [])),
+                     _feedback_html(s, every, scores[s], reasons[s], notes[s])) for s in students}
+        scores_text = _scores_text(order, rows, flags, every, written)
         for s in students:
             _replace_folder(reports / s, files[s])
-            write_atomically(reports / f"{s}.md", _report_text(s, variants[s], every, scores[s], reasons[s],
-                                                                notes[s], flags.get(s, [])))
-            write_atomically(feedback / f"{s}.html", _feedback_html(s, every, scores[s], reasons[s], notes[s]))
-        write_atomically(out, _scores_text(order, rows, flags, every, written))
+            write_atomically(reports / f"{s}.md", texts[s][0])
+            write_atomically(feedback / f"{s}.html", texts[s][1])
+        write_atomically(out, scores_text)
         log = out.parent / f"{out.stem}-log.jsonl"
         sandbox = "none (--unsandboxed)" if unsandboxed else dataclasses.asdict(limits)
         _append_log(log, submissions, seed, students, kept, list(nbs), scores, flags, sandbox)

@@ -174,9 +174,55 @@ def _answers_by_question(nb):
 
 def _read(path):
     try:
-        return nbformat.read(path, as_version=4)
+        nb = nbformat.read(path, as_version=4)
+        nbformat.validate(nb)
+        return nb
     except Exception:  # noqa: BLE001 - an unreadable submission is graded (and explained) elsewhere
         return None
+
+
+def _flags_of(s, rel, nb, source, seed, variants, per_student, stubs, handed_out, flags, code, answered):
+    """The flags of one notebook of one student (appended to ``flags[s]``), and its answers' code for the comparison."""
+    for cell in nb.cells:
+        if cell.cell_type == "code" and "parameters" in cell.get("metadata", {}).get("tags", []):
+            m = _VARIANT.search(cell.source)
+            expected = {variant_for(s, seed)} if per_student else {seed}
+            if per_student is None:  # not known which edition they had: either is theirs
+                expected = {variant_for(s, seed), seed}
+            if m and int(m.group(1)) not in expected:
+                owner = variants.get(int(m.group(1))) if per_student is not False else None
+                flags[s].append(f"{rel}: variant {m.group(1)} is {owner}'s" if owner else
+                                f"{rel}: variant {m.group(1)} is not the one handed out ("
+                                f"{' or '.join(map(str, sorted(expected)))})")
+            break
+    for cell in nb.cells:
+        if cell.cell_type == "markdown":
+            m = _HEADER.search(cell.source)
+            if m and m.group(1).strip() != s:
+                flags[s].append(f"{rel}: the header names {' '.join(m.group(1).split())[:100]}")
+                break
+    given = (handed_out or {}).get(rel, set())
+    for k, cell in enumerate(nb.cells):
+        if cell.cell_type == "code" and normalised_code(cell.source) not in given:
+            uses = system_uses(cell.source)
+            if uses:
+                flags[s].append(f"{rel}: cell {k + 1} {', '.join(uses[:4])} (read it: the file "
+                                "system, processes or the network)")
+    forbidden = {}
+    for cell in source.cells:
+        g = nbgrader_of(cell)
+        names = (cell.get("metadata", {}).get("lupikit") or {}).get("forbidden")
+        if g.get("grade") and names:
+            forbidden[g["grade_id"]] = list(names)
+    for question, cells in _answers_by_question(nb).items():
+        for answer_id, text in cells:
+            for name, how in forbidden_uses(text, forbidden.get(question, [])):
+                flags[s].append(f"{rel}: {question} {how} {name}, which the exercise forbids")
+            tokens = normalised_code(text)
+            stub = (stubs or {}).get(rel, {}).get(answer_id)
+            if tokens and tokens != stub:
+                code.setdefault((rel, answer_id), {})[s] = tokens
+                answered.setdefault((s, rel), {})[answer_id] = tokens
 
 
 def submission_flags(submissions, students, sources, seed, stubs=None, per_student=True, handed_out=None):
@@ -213,46 +259,10 @@ def submission_flags(submissions, students, sources, seed, stubs=None, per_stude
             nb = _read(submissions / s / f"{rel}.ipynb")
             if nb is None:
                 continue
-            for cell in nb.cells:
-                if cell.cell_type == "code" and "parameters" in cell.get("metadata", {}).get("tags", []):
-                    m = _VARIANT.search(cell.source)
-                    expected = {variant_for(s, seed)} if per_student else {seed}
-                    if per_student is None:  # not known which edition they had: either is theirs
-                        expected = {variant_for(s, seed), seed}
-                    if m and int(m.group(1)) not in expected:
-                        owner = variants.get(int(m.group(1))) if per_student is not False else None
-                        flags[s].append(f"{rel}: variant {m.group(1)} is {owner}'s" if owner else
-                                        f"{rel}: variant {m.group(1)} is not the one handed out ("
-                                        f"{' or '.join(map(str, sorted(expected)))})")
-                    break
-            for cell in nb.cells:
-                if cell.cell_type == "markdown":
-                    m = _HEADER.search(cell.source)
-                    if m and m.group(1).strip() != s:
-                        flags[s].append(f"{rel}: the header names {m.group(1).strip()}")
-                        break
-            given = (handed_out or {}).get(rel, set())
-            for k, cell in enumerate(nb.cells):
-                if cell.cell_type == "code" and normalised_code(cell.source) not in given:
-                    uses = system_uses(cell.source)
-                    if uses:
-                        flags[s].append(f"{rel}: cell {k + 1} {', '.join(uses[:4])} (read it: the file "
-                                        "system, processes or the network)")
-            forbidden = {}
-            for cell in source.cells:
-                g = nbgrader_of(cell)
-                names = (cell.get("metadata", {}).get("lupikit") or {}).get("forbidden")
-                if g.get("grade") and names:
-                    forbidden[g["grade_id"]] = list(names)
-            for question, cells in _answers_by_question(nb).items():
-                for answer_id, text in cells:
-                    for name, how in forbidden_uses(text, forbidden.get(question, [])):
-                        flags[s].append(f"{rel}: {question} {how} {name}, which the exercise forbids")
-                    tokens = normalised_code(text)
-                    stub = (stubs or {}).get(rel, {}).get(answer_id)
-                    if tokens and tokens != stub:
-                        code.setdefault((rel, answer_id), {})[s] = tokens
-                        answered.setdefault((s, rel), {})[answer_id] = tokens
+            try:
+                _flags_of(s, rel, nb, source, seed, variants, per_student, stubs, handed_out, flags, code, answered)
+            except Exception as exc:  # noqa: BLE001 - a notebook that breaks the flags costs its own flags only
+                flags[s].append(f"{rel}: not read for the integrity flags ({type(exc).__name__})")
     shared = {}
     for (rel, answer_id), by_student in code.items():
         groups = {}

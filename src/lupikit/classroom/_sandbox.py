@@ -13,10 +13,15 @@ Each submission runs in a process tree of its own, started by bubblewrap
   instructor edition, the checkout's notebooks, the other submissions, the
   reports and the grader's own files are not in it;
 * a clean environment: no variable of the teacher's shell;
+* no further user namespaces (``--disable-userns``), no capability, a
+  read-only root: only the home, ``/tmp`` and ``/dev/shm`` can be written,
+  each an in-memory folder with a size limit;
 * limits (:class:`Limits`): wall time for the notebook and for one cell,
-  address space per process, processes (``RLIMIT_NPROC``; when the grader
-  runs as root, which that limit does not bind, a ``pids`` cgroup where one
-  is writable), file size and output size.
+  address space per process, processes (``RLIMIT_NPROC``), file size and
+  output size. When the grader runs as root (where ``RLIMIT_NPROC`` does
+  not bind) and the cgroup controllers are writable, the sandbox also gets
+  cgroups: processes, the memory of the whole tree (in-memory files
+  included) and one core of CPU (:func:`_cgroups`).
 
 Nothing is mounted writable from the host: the notebook goes in on standard
 input and the runner (:mod:`._sandboxed`) sends back one JSON answer on
@@ -163,9 +168,10 @@ def _system_binds():
 def _bwrap_argv(limits, *, python=True, data_home=None):
     argv = [_bwrap() or "bwrap", "--unshare-user", "--unshare-pid", "--unshare-net", "--unshare-ipc",
             "--unshare-uts", "--unshare-cgroup-try", "--uid", "1000", "--gid", "1000", "--hostname", "sandbox",
-            "--die-with-parent", "--new-session", "--cap-drop", "ALL"]
+            "--disable-userns", "--die-with-parent", "--new-session", "--cap-drop", "ALL"]
     argv += _system_binds()
-    argv += ["--proc", "/proc", "--dev", "/dev",
+    argv += ["--proc", "/proc", "--dev", "/dev", "--size", str(int(limits.file_size)), "--tmpfs", "/dev/shm",
+             "--remount-ro", "/dev",
              "--size", str(int(limits.file_size)), "--tmpfs", "/tmp",
              "--size", str(int(limits.file_size)), "--tmpfs", HOME,
              "--dir", WORKDIR, "--dir", ANSWERS, "--chdir", WORKDIR]
@@ -185,7 +191,9 @@ def _bwrap_argv(limits, *, python=True, data_home=None):
     if data_home is not None and Path(data_home).is_dir():
         argv += ["--ro-bind", str(Path(data_home).resolve()), "/data"]
         env["LUPIKIT_DATA"] = "/data"
-    argv += ["--clearenv"]
+    # the sandbox's root (a folder in memory that bubblewrap made) read-only, now that it is set up:
+    # only the home, /tmp and /dev/shm can be written, each with a size limit
+    argv += ["--remount-ro", "/", "--clearenv"]
     for k, v in env.items():
         argv += ["--setenv", k, v]
     return argv
@@ -214,37 +222,65 @@ def _mpl_cache():
     return folder if done.returncode == 0 and any(folder.iterdir()) else None
 
 
-def _pids_cgroup(limit):
-    """A ``pids`` cgroup limited to ``limit`` processes when this process is root and one is writable, else None."""
+#: the cgroup controllers a sandbox is put under when the grader runs as root, and their settings
+def _cgroup_settings(limits, version):
+    if version == 1:
+        return {"pids": {"pids.max": int(limits.processes)},
+                "memory": {"memory.limit_in_bytes": int(limits.memory)},
+                "cpu": {"cpu.cfs_period_us": 100000, "cpu.cfs_quota_us": 100000}}
+    return {"pids": {"pids.max": int(limits.processes)}, "memory": {"memory.max": int(limits.memory)},
+            "cpu": {"cpu.max": "100000 100000"}}
+
+
+def _cgroups(limits):
+    """Cgroups of this sandbox, when the grader runs as root and the controllers are writable: a list of folders.
+
+    They bound what ``RLIMIT_NPROC`` does not bind for root and what no
+    rlimit bounds for a whole tree of processes: processes (``pids``),
+    memory of the tree, its in-memory files included (``memory``), and one
+    core of CPU (``cpu``), so that a submission cannot slow a classmate
+    graded beside it. An ordinary user gets the rlimits only.
+    """
     if os.geteuid() != 0:
-        return None
-    for root in (Path("/sys/fs/cgroup/pids"), Path("/sys/fs/cgroup")):
-        if not ((root / "cgroup.procs").is_file() and os.access(root, os.W_OK)):
-            continue
-        if root.name != "pids":  # cgroup v2: the pids controller must be enabled for the children
-            control = root / "cgroup.subtree_control"
-            if not control.is_file() or "pids" not in control.read_text(errors="replace").split():
-                continue
-        group = root / f"lupikit-grade-{uuid.uuid4().hex[:12]}"
+        return []
+    root, name, made = Path("/sys/fs/cgroup"), f"lupikit-grade-{uuid.uuid4().hex[:12]}", []
+
+    def make(folder, settings):
         try:
-            group.mkdir()
-            (group / "pids.max").write_text(str(int(limit)))
-            return group
+            folder.mkdir()
+        except OSError:
+            return
+        try:
+            for key, value in settings.items():
+                (folder / key).write_text(str(value))
+            made.append(folder)
         except OSError:
             try:
-                group.rmdir()
+                folder.rmdir()
             except OSError:
                 pass
-    return None
+
+    if (root / "cgroup.subtree_control").is_file():  # cgroup v2
+        enabled = set((root / "cgroup.subtree_control").read_text(errors="replace").split())
+        settings = {k: v for ctl, kv in _cgroup_settings(limits, 2).items() if ctl in enabled for k, v in kv.items()}
+        if settings and os.access(root, os.W_OK):
+            make(root / name, settings)
+        return made
+    for controller, settings in _cgroup_settings(limits, 1).items():  # cgroup v1: a hierarchy per controller
+        base = root / controller
+        if (base / "cgroup.procs").is_file() and os.access(base, os.W_OK):
+            make(base / name, settings)
+    return made
 
 
-def _launch_argv(limits, argv, group):
-    """``argv`` under ``prlimit`` (and inside ``group``, a cgroup, if given)."""
+def _launch_argv(limits, argv, groups):
+    """``argv`` under ``prlimit`` (and inside ``groups``, cgroups, if any)."""
     as_bytes = int(limits.memory)
     wrapped = [shutil.which("prlimit") or "prlimit", f"--as={as_bytes}", f"--nproc={int(limits.processes)}",
                f"--fsize={int(limits.file_size)}", "--core=0", "--nofile=1024", "--"] + argv
-    if group is not None:
-        wrapped = ["/bin/sh", "-c", 'echo $$ > "$0/cgroup.procs" && exec "$@"', str(group)] + wrapped
+    if groups:
+        enter = 'while [ "$1" != "--" ]; do echo $$ > "$1/cgroup.procs" || exit 97; shift; done; shift; exec "$@"'
+        wrapped = ["/bin/sh", "-c", enter, "sh", *map(str, groups), "--"] + wrapped
     return wrapped
 
 
@@ -262,8 +298,8 @@ def _read_capped(pipe, cap, box):
     box["data"] = b"".join(chunks)
 
 
-def _end(proc, group):
-    """End the sandbox: its process group, then every process of its cgroup, then the cgroup."""
+def _end(proc, groups):
+    """End the sandbox: its process group, then every process of its cgroups, then the cgroups."""
     try:
         os.killpg(proc.pid, signal.SIGKILL)
     except (ProcessLookupError, PermissionError):
@@ -272,7 +308,7 @@ def _end(proc, group):
         proc.wait(timeout=30)
     except subprocess.TimeoutExpired:  # pragma: no cover - a process that does not die of SIGKILL
         pass
-    if group is not None:
+    for group in groups:
         for _ in range(50):
             try:
                 pids = (group / "cgroup.procs").read_text().split()
@@ -320,10 +356,10 @@ def run_sandboxed(nb, questions, limits, *, kernel="python3", data_home=None):
                "output_limit": int(limits.output), "kernel": kernel, "workdir": WORKDIR, "answers": ANSWERS,
                "questions": list(questions), "max_answer_bytes": int(limits.output), "mpl_cache": MPL_CACHE}
     argv = _bwrap_argv(limits, data_home=data_home) + [sys.executable, "-m", f"{__package__}._sandboxed"]
-    group = _pids_cgroup(limits.processes)
+    groups = _cgroups(limits)
     # bubblewrap itself starts with an empty environment too: its own process is the sandbox's
     # PID 1, whose /proc/1/environ the student's code can read
-    proc = subprocess.Popen(_launch_argv(limits, argv, group), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+    proc = subprocess.Popen(_launch_argv(limits, argv, groups), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                             stderr=subprocess.DEVNULL, start_new_session=True, env=_LAUNCH_ENV)
     # the answer: the notebook's outputs and answers, base64 and JSON around them
     cap = 3 * int(limits.output) + 4 * MiB
@@ -342,7 +378,7 @@ def run_sandboxed(nb, questions, limits, *, kernel="python3", data_home=None):
         failure = f"the notebook ran past the time limit of {limits.notebook:g} s and its sandbox was ended"
     elif box["over"]:
         failure = f"the notebook's output went over the limit of {cap // MiB} MiB and its sandbox was ended"
-    _end(proc, group)
+    _end(proc, groups)
     reader.join(timeout=5)
     result = SandboxResult(seconds=time.monotonic() - t0)
     if failure:
