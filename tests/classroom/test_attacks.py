@@ -106,7 +106,7 @@ def _attacks(course, home, proof, port):
             "children = []\n"
             "try:\n"
             "    for _ in range(300):\n"
-            f"        children.append(subprocess.Popen(['sleep', '30']))\n"
+            "        children.append(subprocess.Popen(['sleep', '30']))\n"
             "except OSError as e:\n"
             "    print('blocked', type(e).__name__)\n"
             "print('CHILDREN', len(children))\n" + ANSWER),
@@ -243,10 +243,8 @@ def attacked(tmp_path_factory):
     os.environ["IPYTHONDIR"] = str(home / ".ipython")
     (home / ".ipython" / "profile_default" / "startup" / "00-planted.py").write_text(PLANTED)
     try:
-        t0 = time.monotonic()
         report = grade_submissions(course / "submissions", {"toy/exercises": source_path}, course / "scores.csv",
                                    roster=list(HONEST) + list(attacks), time_limit=60, n_jobs=2, limits=limits)
-        seconds = time.monotonic() - t0
     finally:
         for k, v in saved.items():
             if v is None:
@@ -257,7 +255,7 @@ def attacked(tmp_path_factory):
     time.sleep(6)  # longer than the detached process would have slept
     listener.stop = True
     return dict(tmp=tmp, course=course, home=home, proof=proof, baseline=baseline, report=report, before=before,
-                secret=secret, listener=listener, seconds=seconds, attacks=attacks)
+                secret=secret, listener=listener, attacks=attacks)
 
 
 def _executed(course, sid):
@@ -383,12 +381,6 @@ def test_the_attempts_are_flagged_for_the_teacher(attacked):
                 "pipeforger"):
         assert any("the file system, processes or the network" in f for f in flags[sid]), (sid, flags[sid])
     assert not any("the file system" in f for s in HONEST for f in flags[s])
-
-
-def test_the_whole_class_takes_little_longer_than_the_honest_part(attacked):
-    # eleven attackers and three honest students in a minute or two on 2 cores: the limits cut the
-    # attacks short (the network one waits for nothing: connecting is refused at once)
-    assert attacked["seconds"] < 240
 
 
 def test_without_the_sandbox_grading_refuses_unless_told(tmp_path, monkeypatch):
