@@ -32,7 +32,6 @@ import os
 import platform
 import re
 import shutil
-import subprocess
 import tempfile
 import time
 import uuid
