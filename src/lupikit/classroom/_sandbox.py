@@ -309,7 +309,7 @@ def _end(proc, groups):
     except subprocess.TimeoutExpired:  # pragma: no cover - a process that does not die of SIGKILL
         pass
     for group in groups:
-        for _ in range(50):
+        for _ in range(500):
             try:
                 pids = (group / "cgroup.procs").read_text().split()
             except OSError:
@@ -322,8 +322,8 @@ def _end(proc, groups):
             try:
                 group.rmdir()
                 break
-            except OSError:
-                time.sleep(0.1)
+            except OSError:  # its last processes are still exiting
+                time.sleep(0.01)
 
 
 def _valid_npz(data, cap):
