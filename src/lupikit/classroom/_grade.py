@@ -43,7 +43,7 @@ from tqdm.auto import tqdm
 
 from . import _answers
 from ._execution import errors_before as _errors_before
-from ._execution import execute
+from ._execution import execute, trim_outputs
 from ._sandbox import ANSWERS, Limits, SandboxUnavailable, run_sandboxed, sandbox_problem
 from ._files import fmt_points, write_atomically
 from ._integrity import normalised_code, submission_flags
@@ -135,10 +135,6 @@ def _with_outputs(sent, returned, budget):
     cells' outputs are taken, each a list of outputs nbformat accepts, not
     nested deeper than outputs are, within ``budget`` bytes in all.
     """
-    import copy
-
-    from ._execution import trim_outputs
-
     nb = copy.deepcopy(sent)
     got = returned.get("cells") if isinstance(returned, dict) else None
     if not isinstance(got, list) or len(got) != len(nb.cells):
