@@ -254,6 +254,8 @@ def attacked(tmp_path_factory):
         (home / ".ipython" / "profile_default" / "startup" / "00-planted.py").unlink()
     time.sleep(6)  # longer than the detached process would have slept
     listener.stop = True
+    listener.join(timeout=5)
+    listener.sock.close()
     return dict(tmp=tmp, course=course, home=home, proof=proof, baseline=baseline, report=report, before=before,
                 secret=secret, listener=listener, attacks=attacks)
 
