@@ -14,7 +14,7 @@ import sys
 import nbformat
 import pytest
 
-from lupikit._book import records
+from lupikit._book import records, seeds
 from lupikit._book.harness import kernel_environment
 from lupikit._book.sweep import plot_sweep, sweep_rows
 from lupikit.claims import read_claims
@@ -426,14 +426,34 @@ def test_paper_with_seeds_records_the_interval_and_its_verdict(toy, capsys):
     assert "not run again" in capsys.readouterr().out
     assert cli(toy, "paper", "toy/seeded", "--seeds", "0", "--results", str(results)) == 2
     assert "--seeds must be at least 1" in capsys.readouterr().err
-    # --max-seeds: the inconclusive claim takes five more seeds (3 to 12: its mean 2.5 is then
-    # clear of 0), and the record says how many ran
+
+
+def test_paper_adds_seeds_where_they_could_decide_a_claim(toy, capsys):
+    """--max-seeds adds seeds while an inconclusive claim could be decided within the cap at its
+    mean and spread; where none could, it adds none and names the claims."""
+    near = ("code", 'claims.check("toy.near", "Above zero", seed - 3.5, ">", 0.0, paper="always")')
+    make_toy(toy, "toy/seeded", cells=SEEDED[:2] + [near])
+    results = toy / "results"
+    assert cli(toy, "paper", "toy/seeded", "--seeds", "5", "--results", str(results)) == 0
+    rec = json.loads((results / "toy" / "seeded.json").read_text())
+    # -0.5, ..., 3.5: mean 1.5, sd 1.58; the t interval at 5 seeds straddles 0, at 10 it would not
+    assert rec["claims"][0]["verdict"] == "inconclusive" and seeds.decidable(rec["claims"][0], 10)
+    capsys.readouterr()
     assert cli(toy, "paper", "toy/seeded", "--seeds", "5", "--max-seeds", "10", "--results", str(results)) == 0
     out = capsys.readouterr().out
     assert "more seeds where claims are inconclusive: toy/seeded to 10 seeds" in out
     rec = json.loads((results / "toy" / "seeded.json").read_text())
-    assert rec["seeds"] == list(range(3, 13)) and rec["claims"][1]["verdict"] == "reproduced"
-    assert rec["claims"][1]["interval"][0] > 0 and rec["claims"][1]["n"] == 10
+    assert rec["seeds"] == list(range(3, 13)) and rec["claims"][0]["verdict"] == "reproduced"
+    assert rec["claims"][0]["interval"][0] > 0 and rec["claims"][0]["n"] == 10
+    # a claim whose mean sits on its threshold (-2, ..., 2) would not be decided by 10 seeds
+    make_toy(toy, "toy/flat", cells=SEEDED[:2] + [
+        ("code", 'claims.check("toy.around", "Around zero", seed - 5.0, ">", 0.0, paper="always")')])
+    assert cli(toy, "paper", "toy/flat", "--seeds", "5", "--max-seeds", "10", "--results", str(results)) == 0
+    out = capsys.readouterr().out
+    assert ("toy/flat: 1 claim(s) inconclusive at 5 seeds that 10 seeds would not decide at their mean "
+            "and spread: toy.around") in out
+    assert "more seeds where" not in out
+    assert json.loads((results / "toy" / "flat.json").read_text())["seeds"] == [3, 4, 5, 6, 7]
 
 
 def test_paper_extends_a_current_record_by_the_missing_seeds_only(toy, capsys):

@@ -36,7 +36,7 @@ from .outcomes import claims_line
 from .paths import is_exercise_notebook, list_notebooks, resolve_notebook, short_name
 from .records import (data_files, data_roots, fingerprints, is_stale, now, paper_record, provenance,
                       read_paper_result, write_paper_result)
-from .seeds import seed_runs, undecided
+from .seeds import decidable, seed_runs, undecided
 
 __all__ = ["MEMORY_ENV", "SEEDS_PER_STEP", "PaperTask", "fit_cache", "plan_paper", "record_once", "record_paper", "run_paper",
            "seed_order"]
@@ -404,6 +404,13 @@ def _more_seeds(paths, notebooks, results_dir, max_seeds, deadline, jobs, log):
         if have >= max_seeds:
             log(f"  {short}: {len(open_)} claim(s) still inconclusive at {have} seeds, the cap (--max-seeds)")
             continue
+        by_id = {c["id"]: c for c in record.get("claims", [])}
+        futile = [i for i in open_ if not decidable(by_id[i], max_seeds)]
+        if len(futile) == len(open_):
+            log(f"  {short}: {len(open_)} claim(s) inconclusive at {have} seeds that {max_seeds} seeds would not "
+                f"decide at their mean and spread: {', '.join(futile)}")
+            continue
+        open_ = [i for i in open_ if i not in futile]
         n = min(have + SEEDS_PER_STEP, max_seeds)
         candidates.append((float(record.get("seconds") or 0.0) * (n - have), short, n, len(open_)))
     for cost, short, n, count in sorted(candidates):

@@ -272,7 +272,10 @@ def _seeds_paragraph(data):
         f"claim declares, by what a seed replicates: {rules}. A claim checked as a compound condition is "
         f"decided by {RULE_TEXT['binomial-share']}. *Held at k of n* is shown beside the verdict as "
         "information; it decides nothing. A notebook whose claims are inconclusive takes more seeds, five "
-        "at a time, up to a cap of 20, where the run's time allows. "
+        "at a time, up to a cap of 20, where the run's time allows and while one of them could still be "
+        "decided: at the cap, with its mean and spread of today, its interval would clear the threshold "
+        "(with five folds, the corrected resampled t's standard error never falls below half the seeds' "
+        "standard deviation, so more seeds cannot decide every claim). "
         + "Seeds per notebook: " + "; ".join(
             f"{n} seed{'s' if n > 1 else ''}: " + (", ".join(f"`{s}`" for s in sorted(shorts))
                                                   if n == 1 else f"{len(shorts)} notebook{'s' if len(shorts) > 1 else ''}")

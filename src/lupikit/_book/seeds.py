@@ -46,7 +46,7 @@ import statistics
 from ..claims import HELD, OPS, UNMEASURED  # the comparisons a claim may state, as the claim was checked
 from .intervals import LEVEL, binomial_interval, decide, interval, p_value
 
-__all__ = ["GUARD_SUFFIX", "LEVEL", "aggregate_claims", "seeds_ran", "seed_runs", "undecided"]
+__all__ = ["GUARD_SUFFIX", "LEVEL", "aggregate_claims", "decidable", "seeds_ran", "seed_runs", "undecided"]
 
 _CARRIED = ("id", "statement", "paper_value", "threshold", "source", "section", "expected", "reason",
             "relation", "how", "why", "evidence", "deterministic", "explained_in", "identity", "looser",
@@ -73,6 +73,69 @@ def seeds_ran(seeds):
 def undecided(record):
     """The ids of a record's claims whose verdict is ``"inconclusive"`` (more seeds may decide them)."""
     return [c["id"] for c in record.get("claims", []) if c.get("verdict") == "inconclusive"]
+
+
+def decidable(claim, n_seeds):
+    """Whether ``n_seeds`` seeds could decide an inconclusive claim at its mean and spread today.
+
+    The interval the claim's rule would give at ``n_seeds`` seeds if its
+    mean and standard deviation over the seeds stayed what they are (for a
+    count or a share: its proportion) is set against the threshold: where
+    even that interval straddles it, more seeds up to ``n_seeds`` are not
+    expected to decide the claim. This matters for the corrected resampled
+    t, whose variance ``(1 / J + n_test / n_train) s^2`` does not fall below
+    ``n_test / n_train s^2`` however many seeds ``J`` run. A claim this
+    cannot project (no numbers, an equality) counts as decidable.
+
+    Parameters
+    ----------
+    claim : dict
+        A claim of a record (:func:`aggregate_claims`).
+    n_seeds : int
+        The seeds it could have (the cap).
+
+    Returns
+    -------
+    bool
+
+    Examples
+    --------
+    >>> claim = {"verdict": "inconclusive", "rule": "t", "baseline": None, "seeds": {
+    ...     "values": [0.5, -0.1, 0.4, 0.0, 0.3], "op": ">", "bound": 0.0, "rule": "t"}}
+    >>> decidable(claim, 20)
+    True
+    >>> claim["seeds"].update(rule="resampled-t", test_fraction=0.2)
+    >>> decidable(claim, 20)
+    False
+    """
+    from scipy import stats
+
+    s = claim.get("seeds") or {}
+    op, bound, rule = s.get("op"), s.get("bound"), s.get("rule")
+    values = [float(v) for v in s.get("values") or [] if _is_number(v)]
+    n = int(n_seeds)
+    if claim.get("rule") == "binomial-share":  # a compound condition: the share of seeds at which it held
+        held = [h for h in s.get("holds") or [] if h is not None]
+        share = sum(1 for h in held if h is True) / max(1, len(held))
+        low, high = binomial_interval(round(share * n), n)[1:]
+        return not low <= 0.5 <= high
+    if op not in _ONE_SIDED or not _is_number(bound) or len(values) < 2:
+        return True
+    bound = float(bound)
+    if _is_number(claim.get("baseline")) and op in (">", ">="):
+        bound = max(bound, float(claim["baseline"]))
+    mean, sd = statistics.fmean(values), statistics.stdev(values)
+    if rule == "binomial" and s.get("trials"):
+        trials = int(s["trials"]) * n
+        share = mean / float(s["trials"])
+        low, high = (x * float(s["trials"]) for x in binomial_interval(round(share * trials), trials)[1:])
+    else:
+        ratio = 0.0
+        if rule == "resampled-t" and s.get("test_fraction"):
+            ratio = float(s["test_fraction"]) / (1.0 - float(s["test_fraction"]))
+        half = float(stats.t.ppf(0.5 + LEVEL / 2, n - 1)) * sd * math.sqrt(1.0 / n + ratio)
+        low, high = mean - half, mean + half
+    return decide((low, high), op, bound) != "inconclusive"
 
 
 def _held_verdict(first, ran):
