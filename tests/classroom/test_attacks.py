@@ -33,7 +33,7 @@ from lupikit.classroom import _grade
 from lupikit.classroom._grade import UNSANDBOXED_FLAG, GradingInProgress, _scores_lock
 from lupikit.classroom._sandbox import Limits, SandboxUnavailable, sandbox_problem
 
-from .toy import submission, toy_notebook, with_answer
+from .toy import run_alone, submission, toy_notebook, with_answer
 
 pytestmark = pytest.mark.skipif(
     bool(sandbox_problem()) and os.environ.get("LUPIKIT_REQUIRE_SANDBOX") != "1",
@@ -401,6 +401,29 @@ def test_without_the_sandbox_grading_refuses_unless_told(tmp_path, monkeypatch):
     assert log["sandbox"] == "none (--unsandboxed)"
 
 
+def test_without_the_sandbox_a_notebook_still_runs_in_a_process_of_its_own(tmp_path, monkeypatch):
+    """--unsandboxed: the runner is the same supervised process, with a clean environment and home."""
+    monkeypatch.setenv("LUPIKIT_TEACHER_SECRET", "s3cret")
+    source = toy_notebook()
+    source_path = tmp_path / "source.ipynb"
+    nbformat.write(source, source_path)
+    subs = tmp_path / "subs"
+    submission(source, subs, "ada")
+    submission(with_answer(student_notebook(source), "mean", "import os, signal\nos.kill(os.getppid(), 9)"),
+               subs, "killer")
+    # right only where the teacher's variable is not visible, and where the home is its own
+    submission(with_answer(source, "mean",
+                           "import os\nm = sum(x) / len(x) + len(os.environ.get('LUPIKIT_TEACHER_SECRET', ''))\n"
+                           f"m += 0 if os.path.expanduser('~') != {os.path.expanduser('~')!r} else 1"),
+               subs, "environ")
+    report = grade_submissions(subs, {"toy/exercises": source_path}, tmp_path / "scores.csv", n_jobs=2,
+                               unsandboxed=True, time_limit=60)
+    assert report["scores"]["ada"] == report["scores"]["environ"] == report["max"], report["flags"]
+    assert report["scores"]["killer"]["toy/exercises:mean"] == 0
+    assert any("the run ended without a result" in f for f in report["flags"]["killer"]), report["flags"]["killer"]
+    assert UNSANDBOXED_FLAG in report["flags"]["killer"]
+
+
 def test_two_runs_on_one_scores_file_are_refused(tmp_path):
     source_path = tmp_path / "source.ipynb"
     nbformat.write(toy_notebook(), source_path)
@@ -495,8 +518,7 @@ def test_forged_answers_and_unwritable_text_cost_only_their_author(attacked):
 
 
 def test_no_nested_namespace_no_writable_root_in_the_sandbox():
-    nb = nbformat.v4.new_notebook()
-    nb.cells = [nbformat.v4.new_code_cell(
+    _, text = run_alone(
         "import subprocess\n"
         "print('USERNS', subprocess.run(['unshare', '-Ur', 'true']).returncode)\n"
         "for path in ('/x', '/dev/x', '/usr/x', '/home/student/x'):\n"
@@ -504,17 +526,13 @@ def test_no_nested_namespace_no_writable_root_in_the_sandbox():
         "        open(path, 'w').write('x')\n"
         "        print('WROTE', path)\n"
         "    except OSError as e:\n"
-        "        print('REFUSED', path)\n")]
-    from lupikit.classroom._sandbox import run_sandboxed
-
-    result = run_sandboxed(nb, [], Limits(notebook=30))
-    text = "".join(o.get("text", "") for o in result.notebook.cells[0].outputs)
+        "        print('REFUSED', path)\n", Limits(notebook=30))
     assert "USERNS 0" not in text and "USERNS" in text
     assert text.count("REFUSED") == 3 and "WROTE /home/student/x" in text
 
 
 def test_the_memory_of_the_whole_tree_is_bounded_as_root():
-    from lupikit.classroom._sandbox import _cgroups, run_sandboxed
+    from lupikit.classroom._sandbox import _cgroups
 
     groups = _cgroups(Limits())
     has_memory = any(g.parent.name == "memory" or (g / "memory.max").exists() for g in groups)
@@ -522,14 +540,25 @@ def test_the_memory_of_the_whole_tree_is_bounded_as_root():
         g.rmdir()
     if not has_memory:
         pytest.skip("no memory cgroup here (not root, or not writable): the limit is per process (RLIMIT_AS)")
-    nb = nbformat.v4.new_notebook()
-    nb.cells = [nbformat.v4.new_code_cell(
+    result, text = run_alone(
         "import subprocess, sys, time\n"
         "ps = [subprocess.Popen([sys.executable, '-c', 'import time; b = bytearray(200 << 20); time.sleep(8)'])\n"
         "      for _ in range(4)]\n"
         "time.sleep(5)\n"
-        "print('ALIVE', sum(p.poll() is None for p in ps))\n")]
-    result = run_sandboxed(nb, [], Limits(memory=400 << 20, notebook=30))
-    text = "".join(o.get("text", "") for o in result.notebook.cells[0].outputs) if result.notebook else ""
+        "print('ALIVE', sum(p.poll() is None for p in ps))\n", Limits(memory=400 << 20, notebook=30))
     # four children of 200 MiB each do not fit in 400 MiB for the tree: some were killed, or the runner was
     assert result.failure or ("ALIVE" in text and int(text.split("ALIVE")[1].split()[0]) < 4), text
+
+
+
+def test_an_ordinary_users_own_tasks_leave_the_sandbox_its_process_limit(monkeypatch):
+    """RLIMIT_NPROC counts every task of the user (a teacher's browser threads too): for an ordinary
+    user the limit is the user's tasks at the launch plus --max-processes; root gets the cgroup."""
+    from lupikit.classroom import _sandbox
+
+    assert _sandbox._user_tasks() >= threading.active_count()
+    monkeypatch.setattr(_sandbox, "_user_tasks", lambda: 500)
+    monkeypatch.setattr(_sandbox.os, "geteuid", lambda: 1000)
+    assert "--nproc=532" in _sandbox._launch_argv(Limits(processes=32), ["true"], [])
+    monkeypatch.setattr(_sandbox.os, "geteuid", lambda: 0)
+    assert "--nproc=32" in _sandbox._launch_argv(Limits(processes=32), ["true"], [])

@@ -85,3 +85,14 @@ def with_answer(nb, grade_id, code):
 
 def raw(text):
     return json.loads(text)
+
+
+def run_alone(code, limits):
+    """Run a notebook of the one code cell ``code`` in the sandbox: ``(result, the text it printed)``."""
+    from lupikit.classroom._sandbox import run_sandboxed
+
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell(code)]
+    result = run_sandboxed(nb, [], limits)
+    text = "".join(o.get("text", "") for o in result.notebook.cells[0].outputs) if result.notebook else ""
+    return result, text

@@ -11,7 +11,6 @@ picture of the verdicts per part (:func:`verdict_figure`).
 This module imports no part of the library.
 """
 
-import math
 import re
 
 import matplotlib

@@ -38,7 +38,7 @@ import tempfile
 import zipfile
 from pathlib import Path
 
-from ._files import write_atomically
+from ._files import MAX_FILE_BYTES, too_large, write_atomically
 from ._notebooks import graded_ids
 from ._roster import norm_header
 from ._variants import check_student_id
@@ -49,8 +49,6 @@ _CANVAS = re.compile(r"^(?P<name>[^_]*)_(?:(?P<late>LATE)_)?(?P<uid>\d+)_(?P<sid
 _MOODLE = re.compile(r"^(?P<name>.+?)_(?P<pid>\d+)_assign(?:submission|feedback)_\w+?_?$")
 
 
-#: the largest file collect reads (a notebook of a student is far smaller)
-MAX_FILE_BYTES = 64 * 1024 * 1024
 #: the most a zip download may unpack to (its files within :data:`MAX_FILE_BYTES` together), and its files
 MAX_DOWNLOAD_BYTES, MAX_MEMBERS = 4 * 1024 ** 3, 100_000
 
@@ -113,9 +111,7 @@ def _refusal(path, root):
         size = path.stat().st_size
     except OSError as exc:
         return f"not readable ({exc.strerror})"
-    if size > MAX_FILE_BYTES:
-        return f"{size} bytes, over the {MAX_FILE_BYTES >> 20} MiB a notebook may have"
-    return None
+    return too_large(size) or None
 
 
 def _merged_record(path, result, notebooks):

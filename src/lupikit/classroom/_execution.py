@@ -6,7 +6,10 @@ the grader's replay of the instructor's notebook. Imports nbclient and
 nbformat only.
 """
 
+import asyncio
+import contextlib
 import subprocess
+import threading
 import time
 
 from nbclient import NotebookClient
@@ -58,6 +61,35 @@ def trim_outputs(cell, budget):
     return used
 
 
+def _thread_loop():
+    """The event loop set for this thread (not the main one), or None."""
+    try:
+        return asyncio.get_event_loop_policy().get_event_loop()
+    except RuntimeError:
+        return None
+
+
+@contextlib.contextmanager
+def _closing_thread_loop():
+    """Close the event loop that nbclient's ``run_sync`` makes for a worker thread, once the kernel is gone.
+
+    A grader thread runs notebook after notebook; the loop it was left would
+    otherwise wait for the garbage collector, which warns about it wherever
+    it runs. (The main thread's loop is the process's to keep.)
+    """
+    if threading.current_thread() is threading.main_thread():
+        yield
+        return
+    before = _thread_loop()
+    try:
+        yield
+    finally:
+        loop = _thread_loop()
+        if loop is not None and loop is not before and not loop.is_running() and not loop.is_closed():
+            loop.close()
+            asyncio.set_event_loop(before)
+
+
 def execute(nb, workdir, limit, kernel, *, cell_limit=None, output_limit=None, env=None):
     """Execute ``nb`` in place within ``limit`` seconds in all; errors do not stop it.
 
@@ -82,6 +114,11 @@ def execute(nb, workdir, limit, kernel, *, cell_limit=None, output_limit=None, e
     (stopped_at, why) : the index of the cell that ran past a limit or
     killed the kernel (None if all ran) and the reason.
     """
+    with _closing_thread_loop():
+        return _execute(nb, workdir, limit, kernel, cell_limit, output_limit, env)
+
+
+def _execute(nb, workdir, limit, kernel, cell_limit, output_limit, env):
     client = NotebookClient(nb, timeout=max(1, int(limit)), kernel_name=kernel, allow_errors=True,
                             resources={"metadata": {"path": str(workdir)}}, startup_timeout=120,
                             shutdown_kernel="immediate")

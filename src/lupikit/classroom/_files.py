@@ -1,10 +1,26 @@
-"""Small file helpers of the classroom package: points as text, files replaced in one step (private)."""
+"""Small file helpers of the classroom package: points as text, files replaced in one step, the size cap (private)."""
 
 import os
 import tempfile
 from pathlib import Path
 
-__all__ = ["fmt_points", "write_atomically"]
+__all__ = ["MAX_FILE_BYTES", "fmt_points", "too_large", "write_atomically"]
+
+#: the largest file a student may hand in (a notebook collected or graded): larger ones are listed, never read
+MAX_FILE_BYTES = 64 * 1024 * 1024
+
+
+def too_large(size):
+    """Why a file of ``size`` bytes is not read ('' when it is small enough).
+
+    Examples
+    --------
+    >>> too_large(1 << 30)
+    '1073741824 bytes, over the 64 MiB a notebook may have'
+    >>> too_large(1000)
+    ''
+    """
+    return f"{size} bytes, over the {MAX_FILE_BYTES >> 20} MiB a notebook may have" if size > MAX_FILE_BYTES else ""
 
 
 def fmt_points(points):

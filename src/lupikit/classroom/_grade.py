@@ -44,8 +44,8 @@ from tqdm.auto import tqdm
 from . import _answers
 from ._execution import errors_before as _errors_before
 from ._execution import execute, trim_outputs
-from ._sandbox import ANSWERS, Limits, SandboxUnavailable, run_sandboxed, sandbox_problem
-from ._files import fmt_points, write_atomically
+from ._sandbox import Limits, SandboxUnavailable, places, run_sandboxed, sandbox_problem
+from ._files import fmt_points, too_large, write_atomically
 from ._integrity import normalised_code, submission_flags
 from ._marks import merged_text
 from ._markup import read_questions, set_parameter, student_notebook
@@ -163,9 +163,10 @@ def _with_outputs(sent, returned, budget):
 def _run_submission(submitted, name, questions, variant, folder, workdir, limits, kernel, sandboxed, data_home):
     """Step 1; returns the executed submission (or None), the notes for the report and what ended it early.
 
-    With ``sandboxed``, the notebook runs in its own sandbox (:mod:`._sandbox`)
-    and its answers come back as files, which are written to ``folder``;
-    without, in a kernel of the grading user in ``workdir``.
+    The notebook runs in a process of its own, in its own sandbox
+    (:mod:`._sandbox`) or, without ``sandboxed``, as the grading user in
+    ``workdir``; its answers come back as files, which are written to
+    ``folder``.
     """
     notes = []
     if submitted is None:
@@ -188,7 +189,8 @@ def _run_submission(submitted, name, questions, variant, folder, workdir, limits
         if cell.cell_type == "code" and grade_id and grade_id not in by_id:
             by_id[grade_id] = k
     present = []
-    saved_to = ANSWERS if sandboxed else str(folder)
+    host_folder = None if sandboxed else workdir
+    saved_to = places(host_folder)[2]
     for q in questions:
         if q.grade_id not in by_id:
             _unanswered(folder, q, f"the graded cell {q.grade_id!r} was deleted from the notebook")
@@ -199,19 +201,18 @@ def _run_submission(submitted, name, questions, variant, folder, workdir, limits
         present.append(q)
     _inject_variant(nb, variant)
     failure = ""
-    if sandboxed:
-        result = run_sandboxed(nb, [q.grade_id for q in present], limits, kernel=kernel, data_home=data_home)
-        folder.mkdir(parents=True, exist_ok=True)
-        for name, data in result.answers.items():
-            (folder / name).write_bytes(data)
-        why, failure = _text(result.why or result.failure), result.failure
-        if result.notebook is not None:
-            # what came back is untrusted: the cells are those sent in, only their outputs are taken
-            nb, forged = _with_outputs(nb, result.notebook, limits.output)
-            if forged:
-                failure = why = forged
-    else:
-        _, why = execute(nb, workdir, limits.notebook, kernel, cell_limit=limits.cell, output_limit=limits.output)
+    # the runner, in its sandbox or (unsandboxed) in a process of its own; its answers come back as files
+    result = run_sandboxed(nb, [q.grade_id for q in present], limits, kernel=kernel, data_home=data_home,
+                           host_folder=host_folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    for name, data in result.answers.items():
+        (folder / name).write_bytes(data)
+    why, failure = _text(result.why or result.failure), result.failure
+    if result.notebook is not None:
+        # what came back is untrusted: the cells are those sent in, only their outputs are taken
+        nb, forged = _with_outputs(nb, result.notebook, limits.output)
+        if forged:
+            failure = why = forged
     if failure:  # answers the run left before it failed are not graded: the failure costs the notebook
         for q in present:
             (folder / f"{q.grade_id}.npz").unlink(missing_ok=True)
@@ -263,19 +264,12 @@ def _replay(source, questions, variant, folder, results, workdir, limit, kernel)
     return why or _errors_before(nb, len(nb.cells))
 
 
-#: the largest notebook a student may hand in
-MAX_NOTEBOOK_BYTES = 64 * 1024 * 1024
-
-
 def _submitted(submissions, student, rel):
     """The bytes of a student's notebook, None if it is missing, or a text saying it is too large to read."""
     path = Path(submissions) / student / f"{rel}.ipynb"
     if not path.is_file():
         return None
-    size = path.stat().st_size
-    if size > MAX_NOTEBOOK_BYTES:
-        return f"{size} bytes, over the {MAX_NOTEBOOK_BYTES >> 20} MiB a notebook may have"
-    return path.read_bytes()
+    return too_large(path.stat().st_size) or path.read_bytes()
 
 
 def _grade_task(student, rel, source, questions, variant, submitted, limits, kernel, keep_answers=False,
@@ -529,7 +523,7 @@ def _append_log(log, submissions, seed, students, kept, notebooks, scores, flags
 
 #: the flag every row graded without the sandbox carries (``--unsandboxed``)
 UNSANDBOXED_FLAG = ("graded without the sandbox (--unsandboxed): the student's code ran as the grading user, "
-                    "with its files, network and environment")
+                    "with its files and network")
 
 
 class GradingInProgress(RuntimeError):
@@ -677,7 +671,8 @@ def grade_submissions(submissions, sources, out, *, roster=None, seed=0, time_li
         size); None: the defaults, with ``time_limit`` for the notebook.
     unsandboxed : bool, default=False
         Run the students' code without the sandbox, as the grading user, with
-        that user's files, network and environment. Without this flag,
+        that user's files and network (each notebook still in a process of
+        its own, under ``limits``, with a clean environment). Without this flag,
         grading where the sandbox cannot run (not Linux, no bubblewrap, no
         user namespaces) raises :class:`~lupikit.classroom._sandbox.SandboxUnavailable`
         with the reason. With it, every graded row's flags and the log say so.

@@ -21,7 +21,7 @@ Each submission runs in a process tree of its own, started by bubblewrap
   output size. When the grader runs as root (where ``RLIMIT_NPROC`` does
   not bind) and the cgroup controllers are writable, the sandbox also gets
   cgroups: processes, the memory of the whole tree (in-memory files
-  included) and one core of CPU (:func:`_cgroups`).
+  included) and a CPU share equal to any other sandbox's (:func:`_cgroups`).
 
 Nothing is mounted writable from the host: the notebook goes in on standard
 input and the runner (:mod:`._sandboxed`) sends back one JSON answer on
@@ -46,7 +46,7 @@ import uuid
 import zipfile
 from pathlib import Path
 
-__all__ = ["Limits", "SandboxUnavailable", "SandboxResult", "run_sandboxed", "sandbox_problem"]
+__all__ = ["Limits", "SandboxUnavailable", "SandboxResult", "places", "run_sandboxed", "sandbox_problem"]
 
 MiB = 1 << 20
 
@@ -119,7 +119,7 @@ def sandbox_problem():
     """Why the sandbox cannot run here, with what to do ('' when it can)."""
     fix = ("Grade on Linux with bubblewrap installed (Debian, Ubuntu: `sudo apt-get install bubblewrap`; "
            "Fedora: `sudo dnf install bubblewrap`), or pass --unsandboxed to run the students' code as "
-           "yourself, with your files, network and environment: only for notebooks you trust.")
+           "yourself, with your files and network: only for notebooks you trust.")
     if not sys.platform.startswith("linux"):
         return f"the grader's sandbox needs Linux (this is {sys.platform}). {fix}"
     if _bwrap() is None:
@@ -227,9 +227,9 @@ def _cgroup_settings(limits, version):
     if version == 1:
         return {"pids": {"pids.max": int(limits.processes)},
                 "memory": {"memory.limit_in_bytes": int(limits.memory)},
-                "cpu": {"cpu.cfs_period_us": 100000, "cpu.cfs_quota_us": 100000}}
+                "cpu": {"cpu.shares": 1024}}
     return {"pids": {"pids.max": int(limits.processes)}, "memory": {"memory.max": int(limits.memory)},
-            "cpu": {"cpu.max": "100000 100000"}}
+            "cpu": {"cpu.weight": 100}}
 
 
 def _cgroups(limits):
@@ -237,9 +237,13 @@ def _cgroups(limits):
 
     They bound what ``RLIMIT_NPROC`` does not bind for root and what no
     rlimit bounds for a whole tree of processes: processes (``pids``),
-    memory of the tree, its in-memory files included (``memory``), and one
-    core of CPU (``cpu``), so that a submission cannot slow a classmate
-    graded beside it. An ordinary user gets the rlimits only.
+    memory of the tree, its in-memory files included (``memory``), and CPU
+    (``cpu``): the whole tree is one scheduling group, with the weight of a
+    single process, so that a submission's many processes do not take a
+    classmate's share when both are graded at once; a core left idle can
+    still be used (a quota of one core would also slow the start of the
+    runner and its kernel, which overlap). An ordinary user gets the rlimits
+    only.
     """
     if os.geteuid() != 0:
         return []
@@ -273,10 +277,32 @@ def _cgroups(limits):
     return made
 
 
+def _user_tasks():
+    """The tasks (processes and threads) that this process's real user runs now."""
+    uid, count = os.getuid(), 0
+    for entry in os.scandir("/proc"):
+        if not entry.name.isdigit():
+            continue
+        try:
+            if entry.stat().st_uid == uid:
+                count += len(os.listdir(f"/proc/{entry.name}/task"))
+        except OSError:  # it ended meanwhile
+            continue
+    return count
+
+
 def _launch_argv(limits, argv, groups):
-    """``argv`` under ``prlimit`` (and inside ``groups``, cgroups, if any)."""
+    """``argv`` under ``prlimit`` (and inside ``groups``, cgroups, if any).
+
+    ``RLIMIT_NPROC`` counts every task of the real user, the teacher's
+    browser and editor included, not the sandbox's alone: for an ordinary
+    user, the limit is the tasks the user runs at the launch plus
+    ``limits.processes``. (Root is not bound by it; the ``pids`` cgroup
+    bounds the sandbox alone.)
+    """
     as_bytes = int(limits.memory)
-    wrapped = [shutil.which("prlimit") or "prlimit", f"--as={as_bytes}", f"--nproc={int(limits.processes)}",
+    nproc = int(limits.processes) + (_user_tasks() if os.geteuid() != 0 else 0)
+    wrapped = [shutil.which("prlimit") or "prlimit", f"--as={as_bytes}", f"--nproc={nproc}",
                f"--fsize={int(limits.file_size)}", "--core=0", "--nofile=1024", "--"] + argv
     if groups:
         enter = 'while [ "$1" != "--" ]; do echo $$ > "$1/cgroup.procs" || exit 97; shift; done; shift; exec "$@"'
@@ -339,28 +365,67 @@ def _valid_npz(data, cap):
         return False
 
 
-def run_sandboxed(nb, questions, limits, *, kernel="python3", data_home=None):
+def places(host_folder=None):
+    """``(home, workdir, answers)`` of a run: in the sandbox, or under ``host_folder`` for a run without it.
+
+    A graded cell saves its answers to ``answers``.
+    """
+    if host_folder is None:
+        return HOME, WORKDIR, ANSWERS
+    home = Path(host_folder) / "home"
+    return str(home), str(home / "work"), str(home / ".answers")
+
+
+def _host_env(home, data_home):
+    """The environment of a run without the sandbox: none of the teacher's variables, a home of its own."""
+    env = {"PATH": ":".join([str(Path(sys.executable).parent), "/usr/local/bin", "/usr/bin", "/bin"]),
+           "HOME": home, "TMPDIR": str(Path(home) / "tmp"), "LANG": "C.UTF-8", "MPLBACKEND": "Agg",
+           "MPLCONFIGDIR": f"{home}/.matplotlib", "IPYTHONDIR": f"{home}/.ipython", "JUPYTER_PLATFORM_DIRS": "1",
+           "PYTHONDONTWRITEBYTECODE": "1", "PYTHONNOUSERSITE": "1", "MALLOC_ARENA_MAX": "2",
+           "OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
+    if data_home is not None and Path(data_home).is_dir():
+        env["LUPIKIT_DATA"] = str(Path(data_home).resolve())
+    return env
+
+
+def run_sandboxed(nb, questions, limits, *, kernel="python3", data_home=None, host_folder=None):
     """Execute the prepared notebook ``nb`` in a sandbox; return what came back (:class:`SandboxResult`).
 
-    ``nb``'s graded cells must save their answers to :data:`ANSWERS`;
+    ``nb``'s graded cells must save their answers to ``places(host_folder)[2]``;
     ``questions`` are their grade ids. Never raises for anything the notebook
     does: a crash, a kill, a hang or a limit hit is the result's ``failure``.
+
+    With ``host_folder`` (``--unsandboxed``), the same runner runs in a
+    process of its own under the same rlimits, but on the host, as the
+    grading user, in ``host_folder``: a notebook that kills its parent or
+    exhausts a limit still costs only itself, but it sees the teacher's
+    files and network.
     """
     import nbformat
 
-    problem = sandbox_problem()
-    if problem:
-        raise SandboxUnavailable(problem)
+    if host_folder is None:
+        problem = sandbox_problem()
+        if problem:
+            raise SandboxUnavailable(problem)
     t0 = time.monotonic()
+    home, workdir, answers = places(host_folder)
+    kind = "sandbox" if host_folder is None else "run"
     request = {"notebook": nb, "limit": float(limits.notebook), "cell_limit": float(limits.cell),
-               "output_limit": int(limits.output), "kernel": kernel, "workdir": WORKDIR, "answers": ANSWERS,
-               "questions": list(questions), "max_answer_bytes": int(limits.output), "mpl_cache": MPL_CACHE}
-    argv = _bwrap_argv(limits, data_home=data_home) + [sys.executable, "-m", f"{__package__}._sandboxed"]
-    groups = _cgroups(limits)
+               "output_limit": int(limits.output), "kernel": kernel, "workdir": workdir, "answers": answers,
+               "questions": list(questions), "max_answer_bytes": int(limits.output)}
+    runner = [sys.executable, "-m", f"{__package__}._sandboxed"]
+    if host_folder is None:
+        request["mpl_cache"] = MPL_CACHE
+        argv, groups, env = _bwrap_argv(limits, data_home=data_home) + runner, _cgroups(limits), _LAUNCH_ENV
+    else:
+        cache = _mpl_cache()
+        request["mpl_cache"] = str(cache) if cache is not None else None
+        (Path(home) / "tmp").mkdir(parents=True, exist_ok=True)
+        argv, groups, env = runner, [], _host_env(home, data_home)
     # bubblewrap itself starts with an empty environment too: its own process is the sandbox's
     # PID 1, whose /proc/1/environ the student's code can read
     proc = subprocess.Popen(_launch_argv(limits, argv, groups), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                            stderr=subprocess.DEVNULL, start_new_session=True, env=_LAUNCH_ENV)
+                            stderr=subprocess.DEVNULL, start_new_session=True, env=env, cwd=home if host_folder else None)
     # the answer: the notebook's outputs and answers, base64 and JSON around them
     cap = 3 * int(limits.output) + 4 * MiB
     box = {"over": False, "data": b""}
@@ -375,9 +440,9 @@ def run_sandboxed(nb, questions, limits, *, kernel="python3", data_home=None):
     # the runner stops the notebook at its limit; the grace covers the kernel's start and the answer
     reader.join(timeout=float(limits.notebook) + 90.0)
     if reader.is_alive():
-        failure = f"the notebook ran past the time limit of {limits.notebook:g} s and its sandbox was ended"
+        failure = f"the notebook ran past the time limit of {limits.notebook:g} s and its {kind} was ended"
     elif box["over"]:
-        failure = f"the notebook's output went over the limit of {cap // MiB} MiB and its sandbox was ended"
+        failure = f"the notebook's output went over the limit of {cap // MiB} MiB and its {kind} was ended"
     _end(proc, groups)
     reader.join(timeout=5)
     result = SandboxResult(seconds=time.monotonic() - t0)
@@ -395,7 +460,7 @@ def run_sandboxed(nb, questions, limits, *, kernel="python3", data_home=None):
     except Exception:  # noqa: BLE001 - whatever came back, it is this submission's alone
         code = proc.returncode
         how = f"killed by signal {-code}" if code is not None and code < 0 else f"exit code {code}"
-        result.failure = (f"the sandbox ended without a result ({how}): the notebook stopped the grader's "
+        result.failure = (f"the {kind} ended without a result ({how}): the notebook stopped the grader's "
                           "runner, or went over a limit (memory, processes, file size)")
         return result
     wanted = {f"{q}.{ext}" for q in questions for ext in ("json", "npz")}

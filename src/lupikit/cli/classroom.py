@@ -192,8 +192,8 @@ def cmd_grade(args):
                                   memory=int(args.memory_limit * MIB), processes=args.max_processes,
                                   file_size=int(args.max_file_size * MIB), output=int(args.max_output * MIB))
         if args.unsandboxed:
-            print("warning: --unsandboxed: the students' code runs as you, with your files, network and "
-                  "environment; every row graded now is flagged so", file=sys.stderr)
+            print("warning: --unsandboxed: the students' code runs as you, with your files and network; "
+                  "every row graded now is flagged so", file=sys.stderr)
         report = classroom.grade_submissions(args.submissions, sources, args.out, roster=roster,
                                              seed=seed, time_limit=args.time_limit, n_jobs=args.jobs,
                                              kernel=args.kernel, progress=sys.stderr.isatty(),
@@ -361,8 +361,8 @@ def add_classroom_parser(sub):
     lim.add_argument("--max-output", type=float, default=d.output / MIB,
                      help=f"MiB of cell outputs and of saved answers (default {d.output / MIB:g})")
     lim.add_argument("--unsandboxed", action="store_true",
-                     help="RISK: run the students' code without the sandbox, as you, with your files, network "
-                          "and environment (only for notebooks you trust; flagged in the scores and the log)")
+                     help="RISK: run the students' code without the sandbox, as you, with your files and network "
+                          "(only for notebooks you trust; flagged in the scores and the log)")
     g.set_defaults(func=cmd_grade)
     o = csub.add_parser("collect", parents=[common],
                         help="place an LMS's bulk download (Canvas or Moodle) under SUBMISSIONS/<id>/")
