@@ -34,11 +34,12 @@ export LUPIKIT_DATA := $(SHARED_DATA)
 endif
 endif
 
-.PHONY: help install book paper pdf classroom test test-lib test-notebooks clean
+.PHONY: help install book serve paper pdf classroom test test-lib test-notebooks clean
 
 help:
 	@echo "make book   - install into $(VENV), execute every notebook, build _build/html (prints index.html)"
 	@echo "make book PRESET=paper - the same book from the paper-scale runs: _build/html-paper"
+	@echo "make serve  - serve the built book on 127.0.0.1 (a token in the address), with a form of each notebook's parameters"
 	@echo "make paper  - run every notebook at --preset paper at SEEDS=$(SEEDS) seeds, write results/paper/ (only what changed)"
 	@echo "make pdf    - one PDF of the book for the classroom: _build/pdf/lupikit.pdf"
 	@echo "make classroom - student and instructor editions and the course pack: _build/classroom"
@@ -63,6 +64,12 @@ install: $(STAMP)
 book: $(STAMP)
 	$(BIN)/python -m lupikit._book build --jobs $(JOBS) --preset $(PRESET)
 	@$(BIN)/python -m lupikit._book open --preset $(PRESET)
+
+# The built book on this machine (127.0.0.1, a random token in the address it prints),
+# opened in a browser; each notebook page gets a form of the notebook's parameters.
+serve: $(STAMP)
+	@test -f _build/html/index.html || $(MAKE) book
+	$(BIN)/lupikit serve
 
 # The paper-scale runs: results/paper/<part>/<name>.json (commit them) and the
 # executed notebooks in _build/paper/; notebooks unchanged since their result

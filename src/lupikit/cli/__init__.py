@@ -64,9 +64,14 @@ variable, or the nearest ``notebooks/`` folder above the working directory.
 
 ``lupikit classroom build|grade|check|pack``
     the classroom edition: student and instructor editions, grading, the course pack.
+``lupikit serve [--port N] [--no-open] [--host HOST]``
+    serve the built book on 127.0.0.1 with a random token in the address it
+    prints, and open it; every notebook page gets a form of its parameters,
+    checked by type and range, with the ``lupikit run`` command that runs them.
 
 One module per command (``lupikit.cli.run`` for ``list`` and ``run``,
-``lupikit.cli.sweep``, ``lupikit.cli.paper``, ``lupikit.cli.classroom``)
+``lupikit.cli.sweep``, ``lupikit.cli.paper``, ``lupikit.cli.classroom``,
+``lupikit.cli.serve``)
 parses its arguments and prints; the work is done by the book's machinery,
 ``lupikit._book``, whose errors (``BookError``, also named
 ``CLIError`` here) are printed as ``lupikit: error: ...`` with exit
@@ -88,6 +93,7 @@ try:  # the notebook stack is the [cli] extra: a library install goes without it
     from .classroom import add_classroom_parser
     from .paper import add_paper_parser
     from .run import add_list_parser, add_run_parser
+    from .serve import add_serve_parser
     from .sweep import add_sweep_parser
 except ImportError as exc:  # pragma: no cover - exercised by tests/test_packaging.py
     _MISSING = exc.name
@@ -115,6 +121,7 @@ def build_parser():
     add_sweep_parser(sub)
     add_paper_parser(sub)
     add_classroom_parser(sub)
+    add_serve_parser(sub)
     return parser
 
 

@@ -1,0 +1,206 @@
+"""The book served on this machine: its pages, and a form of each notebook's parameters (private).
+
+``lupikit serve`` (:mod:`lupikit.cli.serve`) runs this server on tornado,
+the web library Jupyter's own server is built on. It serves the built book
+(``_build/html``) as it is, and adds to every notebook page a panel,
+**Rerun with other parameters**, built from the notebook's ``parameters``
+cell (:mod:`lupikit._book.forms`); the static book keeps working without it.
+
+Safe by default, as Jupyter's server is:
+
+* it binds 127.0.0.1 unless told otherwise, and refuses a request whose
+  ``Host`` is not this machine's (a page of another site cannot reach it
+  through a name that resolves here);
+* a random token is required on every request: in the address the command
+  prints (``?token=...``), then in a cookie; a request that changes
+  anything must also carry it in the ``X-Lupikit-Token`` header, which
+  only the book's own pages know (the token is written into the page the
+  server sends), so that another site's page cannot send it;
+* it serves no path outside the book's folder and its own files (links
+  are followed only where they stay inside), and no endpoint runs text
+  from the browser: values are checked by type and range and passed to
+  papermill as literals.
+
+This module imports no part of the library.
+"""
+
+import hmac
+import json
+import re
+import secrets
+from pathlib import Path
+
+import tornado.web
+
+from .forms import check_form, command_line, form_spec, notebook_form
+
+__all__ = ["PANEL_FILES", "make_app", "new_token"]
+
+#: the server's own files (the panel's script and style), served under ``/_lupikit/``
+PANEL_FILES = Path(__file__).resolve().parent / "static"
+
+#: a notebook's short name as the pages name it (``<part>/<name>``)
+_SHORT = re.compile(r"[A-Za-z0-9_-]+/[A-Za-z0-9_-]+")
+_COOKIE = "lupikit_token"
+_LOCAL_HOSTS = {"127.0.0.1", "localhost", "::1"}
+
+
+def new_token():
+    """A random token for the address the server prints (48 hex digits)."""
+    return secrets.token_hex(24)
+
+
+def _hostname(host):
+    """The name part of a ``Host`` header (``127.0.0.1:8000`` -> ``127.0.0.1``, ``[::1]:80`` -> ``::1``)."""
+    host = (host or "").strip().lower()
+    if host.startswith("["):
+        return host[1:host.find("]")] if "]" in host else host
+    return host.rsplit(":", 1)[0] if host.count(":") == 1 else host
+
+
+class _Base(tornado.web.RequestHandler):
+    """Every request: a host of this machine (unless served to others) and the token."""
+
+    def initialize(self, settings):
+        self.conf = settings
+
+    def prepare(self):
+        if not self.conf["any_host"] and _hostname(self.request.host) not in _LOCAL_HOSTS:
+            raise tornado.web.HTTPError(403, reason="not a host of this machine")
+        token = self.conf["token"]
+        given = self.get_query_argument("token", None)
+        if given is not None and hmac.compare_digest(given.encode(), token.encode()):
+            self.set_cookie(_COOKIE, token, httponly=True, samesite="Strict", path="/")
+            return
+        header = self.request.headers.get("X-Lupikit-Token", "")
+        if header and hmac.compare_digest(header.encode(), token.encode()):
+            return
+        if self.request.method in ("GET", "HEAD"):
+            cookie = self.get_cookie(_COOKIE, "")
+            if cookie and hmac.compare_digest(cookie.encode(), token.encode()):
+                return
+        raise tornado.web.HTTPError(403, reason="the token is missing or wrong")
+
+    def write_error(self, status_code, **kwargs):
+        self.set_header("Content-Type", "text/plain; charset=utf-8")
+        self.finish(f"{status_code}: {self._reason}\n")
+
+    def notebook(self, short):
+        """The notebook of a short name, or a 404."""
+        if not _SHORT.fullmatch(short):
+            raise tornado.web.HTTPError(404, reason="no such notebook")
+        path = self.conf["notebooks"] / f"{short}.ipynb"
+        if not path.is_file():
+            raise tornado.web.HTTPError(404, reason="no such notebook")
+        return path
+
+
+class _Form(_Base):
+    """``GET /api/notebooks/<part>/<name>/form``: the form of a notebook's parameters."""
+
+    def get(self, short):
+        self.set_header("Content-Type", "application/json; charset=utf-8")
+        self.finish(json.dumps(form_spec(self.notebook(short))))
+
+
+class _Check(_Base):
+    """``POST /api/notebooks/<part>/<name>/check``: a form's values checked, field by field."""
+
+    def post(self, short):
+        path = self.notebook(short)
+        try:
+            body = json.loads(self.request.body or b"{}")
+        except ValueError:
+            raise tornado.web.HTTPError(400, reason="the body is not JSON") from None
+        if not isinstance(body, dict):
+            raise tornado.web.HTTPError(400, reason="the body must be a JSON object")
+        preset = body.get("preset")
+        params, presets, settings = notebook_form(path)
+        values, errors = check_form(params, body.get("values") or {}, preset if isinstance(preset, str) else None,
+                                    presets, settings)
+        self.set_header("Content-Type", "application/json; charset=utf-8")
+        self.finish(json.dumps({"values": {k: repr(v) for k, v in values.items()}, "errors": errors,
+                                "command": None if errors else command_line(short, values)}))
+
+
+class _Page(_Base, tornado.web.StaticFileHandler):
+    """The book's files; a notebook's page gets the panel's script, style and the notebook's name."""
+
+    def initialize(self, settings, path):
+        _Base.initialize(self, settings)
+        tornado.web.StaticFileHandler.initialize(self, path=path, default_filename="index.html")
+
+    def validate_absolute_path(self, root, absolute_path):
+        real_root, real = Path(root).resolve(), Path(absolute_path).resolve()
+        if not real.is_relative_to(real_root):
+            raise tornado.web.HTTPError(403, reason="outside the book")
+        return super().validate_absolute_path(root, absolute_path)
+
+    def get_content(self, abspath, start=None, end=None):
+        short = self._short(abspath)
+        if short is None:
+            return super().get_content(abspath, start, end)
+        html = Path(abspath).read_text(encoding="utf-8")
+        return _with_panel(html, short, self.conf["token"]).encode("utf-8")
+
+    def get_content_size(self):
+        if self._short(self.absolute_path) is None:
+            return super().get_content_size()
+        return len(self.get_content(self.absolute_path))
+
+    def compute_etag(self):
+        return None  # the page sent carries this run's token
+
+    def _short(self, abspath):
+        """The notebook a page shows (``notebooks/<part>/<name>.html`` of the book), or None."""
+        rel = Path(abspath).resolve().relative_to(Path(self.root).resolve())
+        if rel.suffix != ".html" or len(rel.parts) != 3 or rel.parts[0] != "notebooks":
+            return None
+        short = rel.with_suffix("").relative_to("notebooks").as_posix()
+        return short if (self.conf["notebooks"] / f"{short}.ipynb").is_file() else None
+
+
+def _with_panel(html, short, token):
+    """A notebook page with what the panel needs before ``</head>``."""
+    head = (f'<meta name="lupikit-notebook" content="{short}">\n'
+            f'<meta name="lupikit-token" content="{token}">\n'
+            '<link rel="stylesheet" href="/_lupikit/panel.css">\n'
+            '<script src="/_lupikit/panel.js" defer></script>\n')
+    at = html.find("</head>")
+    return html[:at] + head + html[at:] if at >= 0 else head + html
+
+
+class _Own(_Base, tornado.web.StaticFileHandler):
+    """The panel's own files."""
+
+    def initialize(self, settings, path):
+        _Base.initialize(self, settings)
+        tornado.web.StaticFileHandler.initialize(self, path=path)
+
+
+def make_app(book, notebooks, token, *, any_host=False):
+    """The server's application.
+
+    Parameters
+    ----------
+    book : path
+        The built book (``_build/html``).
+    notebooks : path
+        The notebooks folder (``notebooks/``), for the forms.
+    token : str
+        What every request must carry (:func:`new_token`).
+    any_host : bool, default=False
+        Accept any ``Host`` header (``lupikit serve --host``); by default only
+        this machine's names.
+
+    Returns
+    -------
+    tornado.web.Application
+    """
+    conf = {"token": token, "notebooks": Path(notebooks).resolve(), "any_host": bool(any_host)}
+    return tornado.web.Application([
+        (r"/api/notebooks/([^/]+/[^/]+)/form", _Form, {"settings": conf}),
+        (r"/api/notebooks/([^/]+/[^/]+)/check", _Check, {"settings": conf}),
+        (r"/_lupikit/(.*)", _Own, {"settings": conf, "path": str(PANEL_FILES)}),
+        (r"/(.*)", _Page, {"settings": conf, "path": str(Path(book).resolve())}),
+    ], xsrf_cookies=False)

@@ -1,0 +1,98 @@
+// The panel "Rerun with other parameters" of a notebook page, when the book is served by `lupikit serve`.
+// It reads the notebook's form from the server, checks the values there (field by field) and shows the
+// `lupikit run` command that runs them. No library, no address outside this server.
+(function () {
+  "use strict";
+  const meta = (name) => (document.querySelector(`meta[name="${name}"]`) || {}).content;
+  const notebook = meta("lupikit-notebook");
+  const token = meta("lupikit-token");
+  if (!notebook || !token) return;
+  const api = `/api/notebooks/${notebook}`;
+  const el = (tag, attrs = {}, ...children) => {
+    const node = document.createElement(tag);
+    for (const [k, v] of Object.entries(attrs)) {
+      if (k === "text") node.textContent = v; else node.setAttribute(k, v);
+    }
+    for (const c of children) node.append(c);
+    return node;
+  };
+  const shown = (value) => (typeof value === "string" ? value : JSON.stringify(value));
+
+  function build(form) {
+    const panel = el("details", { class: "lupikit-panel", id: "lupikit-panel" });
+    panel.append(el("summary", { text: "Rerun with other parameters" }));
+    const body = el("form", { class: "lupikit-form", novalidate: "" });
+    const fields = {};
+    if (form.presets.length > 1) {
+      const select = el("select", { name: "preset", id: "lupikit-preset" });
+      for (const p of form.presets) select.append(el("option", { value: p, text: p }));
+      const row = el("div", { class: "lupikit-row" },
+        el("label", { for: "lupikit-preset", text: "preset" }), select,
+        el("span", { class: "lupikit-help", text: "the notebook's presets: the first is its default" }),
+        el("span", { class: "lupikit-error", "data-for": "preset" }));
+      body.append(row);
+      select.addEventListener("change", () => lockPreset(form, fields, select.value));
+    }
+    for (const p of form.parameters) {
+      const id = `lupikit-p-${p.name}`;
+      const input = p.type === "bool"
+        ? el("select", { name: p.name, id }, el("option", { value: "true", text: "true" }),
+             el("option", { value: "false", text: "false" }))
+        : el("input", { name: p.name, id, type: "text", spellcheck: "false" });
+      input.value = p.type === "bool" ? String(p.default) : shown(p.default);
+      input.dataset.default = input.value;
+      fields[p.name] = input;
+      body.append(el("div", { class: "lupikit-row" },
+        el("label", { for: id, text: `${p.name} (${p.type})` }), input,
+        el("span", { class: "lupikit-help", text: p.help + (p.range ? ` ${p.range}` : "") }),
+        el("span", { class: "lupikit-error", "data-for": p.name })));
+    }
+    const check = el("button", { type: "submit", class: "lupikit-check", text: "Check the values" });
+    const out = el("pre", { class: "lupikit-command", hidden: "" });
+    body.append(el("div", { class: "lupikit-actions" }, check), out);
+    body.addEventListener("submit", (e) => { e.preventDefault(); submit(body, fields, out); });
+    panel.append(body);
+    return panel;
+  }
+
+  function lockPreset(form, fields, preset) {
+    const sets = form.preset_sets[preset] || {};
+    for (const [name, input] of Object.entries(fields)) {
+      const set = Object.prototype.hasOwnProperty.call(sets, name);
+      input.disabled = set && preset !== form.presets[0];
+      if (input.disabled) input.value = sets[name] === null ? "(computed by the preset)" : shown(sets[name]);
+      else if (input.value === "(computed by the preset)") input.value = input.dataset.default;
+    }
+  }
+
+  async function submit(body, fields, out) {
+    const values = {};
+    for (const [name, input] of Object.entries(fields)) {
+      if (!input.disabled && input.value !== input.dataset.default) values[name] = input.value;
+    }
+    const select = body.querySelector("select[name=preset]");
+    const preset = select ? select.value : null;
+    for (const span of body.querySelectorAll(".lupikit-error")) span.textContent = "";
+    const response = await fetch(`${api}/check`, {
+      method: "POST", headers: { "Content-Type": "application/json", "X-Lupikit-Token": token },
+      body: JSON.stringify({ values, preset }), credentials: "same-origin",
+    });
+    if (!response.ok) { out.hidden = false; out.textContent = await response.text(); return; }
+    const result = await response.json();
+    for (const [name, message] of Object.entries(result.errors)) {
+      const span = body.querySelector(`.lupikit-error[data-for="${CSS.escape(name)}"]`);
+      if (span) span.textContent = message; else { out.hidden = false; out.textContent = message; }
+    }
+    if (result.command) { out.hidden = false; out.textContent = result.command; }
+    else if (Object.keys(result.errors).length) out.hidden = true;
+  }
+
+  async function start() {
+    const response = await fetch(`${api}/form`, { credentials: "same-origin" });
+    if (!response.ok) return;
+    const panel = build(await response.json());
+    const main = document.querySelector("article.bd-article, main, .bd-content") || document.body;
+    main.prepend(panel);
+  }
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start); else start();
+})();
