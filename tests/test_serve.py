@@ -5,6 +5,7 @@ made in the test's temporary folder; every request goes to 127.0.0.1.
 """
 
 import asyncio
+import contextlib
 import http.client
 import json
 import threading
@@ -22,6 +23,31 @@ ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOK = "twinsvm/pinball_loss"
 
 
+@contextlib.contextmanager
+def serving(app):
+    """``app`` served on 127.0.0.1 from a thread of its own: yields the port."""
+    box, ready = {}, threading.Event()
+
+    def run():
+        async def main():
+            server, port = _listen(app, "127.0.0.1", 0)
+            box.update(port=port, stop=asyncio.Event(), loop=asyncio.get_running_loop())
+            ready.set()
+            await box["stop"].wait()
+            server.stop()
+
+        asyncio.run(main())
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    assert ready.wait(30)
+    try:
+        yield box["port"]
+    finally:
+        box["loop"].call_soon_threadsafe(box["stop"].set)
+        thread.join(10)
+
+
 @pytest.fixture(scope="module")
 def served(tmp_path_factory):
     """A book of three pages served on 127.0.0.1: ``(port, token, book folder, outside file)``."""
@@ -36,24 +62,8 @@ def served(tmp_path_factory):
     outside.write_text("the teacher's secret")
     (book / "link.txt").symlink_to(outside)
     token = new_token()
-    box, ready = {}, threading.Event()
-
-    def run():
-        async def main():
-            server, port = _listen(make_app(book, ROOT / "notebooks", token), "127.0.0.1", 0)
-            box.update(server=server, port=port, stop=asyncio.Event(), loop=asyncio.get_running_loop())
-            ready.set()
-            await box["stop"].wait()
-            server.stop()
-
-        asyncio.run(main())
-
-    thread = threading.Thread(target=run, daemon=True)
-    thread.start()
-    assert ready.wait(30)
-    yield box["port"], token, book, outside
-    box["loop"].call_soon_threadsafe(box["stop"].set)
-    thread.join(10)
+    with serving(make_app(book, ROOT / "notebooks", token)) as port:
+        yield port, token, book, outside
 
 
 def request(port, method, path, *, body=None, headers=None):
@@ -190,3 +200,126 @@ def test_a_browser_shows_the_form_on_a_notebook_page(served, tmp_path):
         if name != "preset":
             assert f'id="lupikit-p-{name}"' in dom, name
     assert not external(requests)
+
+
+QUICK = [
+    ("parameters", 'preset: str = "default"  # "default" or "paper"\n'
+                   "n: int = 4  # values [≥ 1]\n"
+                   "pause: float = 0.0  # seconds the second cell sleeps [≥ 0]"),
+    ("code", 'if preset == "paper":\n    n = 8\n'
+             "from lupikit.claims import Claims\n\n"
+             'claims = Claims("toy/quick", preset=preset, parameters=dict(n=n))'),
+    ("code", "import time\ntime.sleep(pause)\nvalue = float(n)"),
+    ("code", 'claims.check("toy.quick-n", "n is above 5", value, ">", 5.0, paper="above 5", why="a toy")'),
+]
+
+
+@pytest.fixture
+def runs_server(tmp_path):
+    """A server of a toy notebook with a queue of one worker: ``(port, token, queue)``."""
+    from lupikit._book.harness import prepare_kernels
+    from lupikit._book.pageruns import RunQueue, compare_claims
+    from lupikit.claims import read_claims
+    from test_runs import make_toy  # tests/ is on pytest's pythonpath
+
+    make_toy(tmp_path, "toy/quick", cells=QUICK)
+    book = tmp_path / "html"
+    book.mkdir()
+    (book / "index.html").write_text("<html><head></head><body>book</body></html>")
+    record = {"seeds": [0, 1, 2], "claims": [{"id": "toy.quick-n", "verdict": "direction", "value": 8.0,
+                                              "interval": [7.5, 8.5]}]}
+
+    def finish(folder, executed, short):
+        return compare_claims(read_claims(executed), record), None
+
+    prepare_kernels(tmp_path / ".ipython", claims="record", soft_asserts=True)
+    queue = RunQueue(tmp_path / "notebooks", tmp_path / "runs", workers=1, finish=finish,
+                     estimate=lambda short, values: 5.0)
+    token = new_token()
+    with serving(make_app(book, tmp_path / "notebooks", token, queue=queue)) as port:
+        yield port, token, queue
+        queue.shutdown()
+
+
+def _start(port, token, values, preset="default"):
+    status, _, data = request(port, "POST", "/api/runs", headers={"X-Lupikit-Token": token},
+                              body=json.dumps({"notebook": "toy/quick", "values": values, "preset": preset}))
+    return status, json.loads(data)
+
+
+def _wait(port, token, run_id, states=("done", "failed", "cancelled"), timeout=300):
+    import time
+
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        status = json.loads(request(port, "GET", f"/api/runs/{run_id}?token={token}")[2])
+        if status["state"] in states:
+            return status
+        time.sleep(0.3)
+    raise AssertionError(f"run {run_id} still {status['state']}")
+
+
+def test_a_run_from_the_page_reports_its_claims_beside_the_record(runs_server):
+    port, token, queue = runs_server
+    status, body = _start(port, token, {"n": "3"})
+    assert status == 200
+    done = _wait(port, token, body["id"])
+    # four cells and the one papermill injects
+    assert done["state"] == "done" and done["cells"] == 5 and done["cell"] == 5
+    (claim,) = done["claims"]
+    # n = 3 is not above 5: the run's verdict differs from the recorded one
+    assert claim["value"] == 3.0 and claim["verdict"] == "not reproduced" and claim["differs"]
+    assert claim["recorded"] == {"verdict": "direction", "value": 8.0, "interval": [7.5, 8.5], "seeds": 3}
+    assert done["command"] == "lupikit run toy/quick -p n 3 --preset default"
+    nb = request(port, "GET", f"{done['notebook_file']}?token={token}")
+    assert nb[0] == 200 and b"injected-parameters" in nb[2]
+    listed = json.loads(request(port, "GET", f"/api/runs?token={token}")[2])["runs"]
+    assert [r["id"] for r in listed] == [body["id"]]
+    # a refused value starts nothing
+    status, body = _start(port, token, {"n": "0", "pause": "-1"})
+    assert status == 400 and set(body["errors"]) == {"n", "pause"}
+    assert len(json.loads(request(port, "GET", f"/api/runs?token={token}")[2])["runs"]) == 1
+    # without the header token, nothing starts
+    assert request(port, "POST", "/api/runs", body=json.dumps({"notebook": "toy/quick"}))[0] == 403
+
+
+def test_runs_wait_their_turn_and_cancel_stops_the_kernel(runs_server):
+    port, token, queue = runs_server
+    _, first = _start(port, token, {"pause": "120"})
+    _, second = _start(port, token, {})
+    _, third = _start(port, token, {})
+    assert _wait(port, token, first["id"], states=("running",))["state"] == "running"
+    assert json.loads(request(port, "GET", f"/api/runs/{third['id']}?token={token}")[2])["place"] == 2
+    # the queued one is dropped; the running one's kernel is killed and the next run starts
+    assert json.loads(request(port, "POST", f"/api/runs/{second['id']}/cancel",
+                              headers={"X-Lupikit-Token": token})[2])["cancelled"]
+    import time
+
+    while json.loads(request(port, "GET", f"/api/runs/{first['id']}?token={token}")[2])["cell"] < 4:  # sleeping
+        time.sleep(0.3)
+    pid = queue._runs[first["id"]].pid
+    request(port, "POST", f"/api/runs/{first['id']}/cancel", headers={"X-Lupikit-Token": token})
+    assert _wait(port, token, first["id"], timeout=60)["state"] == "cancelled"
+    assert _wait(port, token, second["id"], timeout=5)["state"] == "cancelled"
+    assert _wait(port, token, third["id"])["state"] == "done"
+    import os
+
+    with pytest.raises(ProcessLookupError):
+        os.kill(pid, 0)
+
+
+def test_the_runs_page_lists_the_runs_and_compares_two(runs_server):
+    port, token, queue = runs_server
+    ids = [_start(port, token, values)[1]["id"] for values in ({"n": "3"}, {"n": "7"})]
+    for run_id in ids:
+        assert _wait(port, token, run_id)["state"] == "done"
+    status, _, page = request(port, "GET", f"/runs?token={token}")
+    page = page.decode()
+    assert status == 200 and all(i in page for i in ids)
+    assert "lupikit run toy/quick -p n 3 --preset default" in page
+    status, _, page = request(port, "GET", f"/runs/compare?run={ids[0]}&run={ids[1]}&token={token}")
+    page = page.decode()
+    # n = 3 does not hold, n = 7 does: the row is marked
+    assert status == 200 and '<tr class="lupikit-differs"><td>toy.quick-n</td><td>not reproduced</td>' in page
+    assert request(port, "GET", f"/runs/compare?run={ids[0]}&token={token}")[0] == 400
+    assert request(port, "GET", f"/runs/compare?run={ids[0]}&run=../../etc&token={token}")[0] == 400

@@ -19,7 +19,8 @@ import uuid
 from pathlib import Path
 
 import papermill as pm
-from jupyter_client.manager import KernelManager
+from jupyter_client.manager import AsyncKernelManager
+from papermill.engines import NBClientEngine, papermill_engines
 from traitlets import Unicode, default
 
 from .errors import BookError
@@ -27,11 +28,14 @@ from .errors import BookError
 __all__ = ["IPCKernelManager", "connect_scheduler", "execute", "executed_parameters"]
 
 
-class IPCKernelManager(KernelManager):
+class IPCKernelManager(AsyncKernelManager):
     """A kernel manager that talks to its kernel over IPC (Unix sockets), not TCP.
 
     Kernels started at once from one process then cannot race for the same TCP
-    ports, and nothing listens on the network.
+    ports, and nothing listens on the network. It is asynchronous, as nbclient's
+    own default is: while a cell runs, nbclient then checks every second that
+    the kernel is alive, so that a kernel killed (out of memory, or cancelled)
+    ends the run with an error instead of leaving it waiting for a reply.
     """
 
     transport = Unicode("ipc")
@@ -52,25 +56,64 @@ def _with_environment(manager, env):
                 {"_async_pre_start_kernel": _async_pre_start_kernel})
 
 
-def execute(path, target, parameters, *, kernel="python3", progress=False, log_output=False, env=None):
+def _watched(manager, watch):
+    """A kernel manager class that tells ``watch.kernel_started(pid)`` its kernel's process id."""
+
+    async def _async_launch_kernel(self, kernel_cmd, **kw):
+        await manager._async_launch_kernel(self, kernel_cmd, **kw)
+        process = getattr(self.provisioner, "process", None)
+        if process is not None:
+            watch.kernel_started(process.pid)
+
+    return type(f"{manager.__name__}Watched", (manager,), {"_async_launch_kernel": _async_launch_kernel})
+
+
+class _WatchedEngine(NBClientEngine):
+    """papermill's nbclient engine, telling a watcher each cell it starts (``watch.cell_started(k, n)``)."""
+
+    @classmethod
+    def execute_managed_notebook(cls, nb_man, kernel_name, watch=None, **kwargs):
+        if watch is not None:
+            start = nb_man.cell_start
+
+            def cell_start(cell, cell_index=None, **kw):
+                watch.cell_started(cell_index, len(nb_man.nb.cells))
+                return start(cell, cell_index, **kw)
+
+            nb_man.cell_start = cell_start
+        return super().execute_managed_notebook(nb_man, kernel_name, **kwargs)
+
+
+papermill_engines.register("lupikit-watched", _WatchedEngine)
+
+
+def execute(path, target, parameters, *, kernel="python3", progress=False, log_output=False, env=None,
+            watch=None):
     """Execute one notebook with papermill; return ``(seconds, error)``.
 
     ``error`` is None, or ``"<exception name>: <message>"`` when a cell raised
     (the executed notebook, with the error, is written all the same) or the
     kernel died. ``env`` adds variables to this kernel's environment only
-    (several notebooks may run at once from one process).
+    (several notebooks may run at once from one process). ``watch`` (or
+    None) is told the kernel's process id (``watch.kernel_started(pid)``,
+    which a cancel may kill) and each cell as it starts
+    (``watch.cell_started(index, n_cells)``).
     """
     target = Path(target)
     target.parent.mkdir(parents=True, exist_ok=True)
     t0 = time.perf_counter()
     error = None
-    manager = IPCKernelManager if os.name == "posix" else KernelManager
+    manager = IPCKernelManager if os.name == "posix" else AsyncKernelManager
     if env:
         manager = _with_environment(manager, {k: str(v) for k, v in env.items()})
+    engine = {}
+    if watch is not None:
+        manager = _watched(manager, watch)
+        engine = {"engine_name": "lupikit-watched", "watch": watch}
     try:
         pm.execute_notebook(str(path), str(target), parameters=parameters, cwd=str(Path(path).parent),
                             kernel_name=kernel, progress_bar=progress, log_output=log_output,
-                            kernel_manager_class=manager)
+                            kernel_manager_class=manager, **engine)
     except pm.PapermillExecutionError as exc:
         error = f"{exc.ename}: {exc.evalue}"
     except (RuntimeError, TimeoutError) as exc:  # nbclient's DeadKernelError, CellTimeoutError

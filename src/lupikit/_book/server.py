@@ -5,6 +5,9 @@ the web library Jupyter's own server is built on. It serves the built book
 (``_build/html``) as it is, and adds to every notebook page a panel,
 **Rerun with other parameters**, built from the notebook's ``parameters``
 cell (:mod:`lupikit._book.forms`); the static book keeps working without it.
+A run started from the panel goes to a queue (:mod:`lupikit._book.pageruns`):
+its progress, cancel, and, when it ends, its claims beside the recorded
+paper-scale verdicts and its page; the Runs page lists the kept runs.
 
 Safe by default, as Jupyter's server is:
 
@@ -25,6 +28,7 @@ This module imports no part of the library.
 """
 
 import hmac
+import html
 import json
 import re
 import secrets
@@ -123,6 +127,116 @@ class _Check(_Base):
                                 "command": None if errors else command_line(short, values)}))
 
 
+class _Runs(_Base):
+    """``GET /api/runs``: the kept runs; ``POST /api/runs``: start one (``{notebook, preset, values}``)."""
+
+    def get(self):
+        self._json({"runs": self.conf["queue"].listing(), "workers": self.conf["queue"].workers})
+
+    def post(self):
+        try:
+            body = json.loads(self.request.body or b"{}")
+        except ValueError:
+            raise tornado.web.HTTPError(400, reason="the body is not JSON") from None
+        if not isinstance(body, dict) or not isinstance(body.get("notebook"), str):
+            raise tornado.web.HTTPError(400, reason="the body must be a JSON object with a notebook")
+        short = body["notebook"]
+        path = self.notebook(short)
+        preset = body.get("preset")
+        params, presets, settings = notebook_form(path)
+        values, errors = check_form(params, body.get("values") or {}, preset if isinstance(preset, str) else None,
+                                    presets, settings)
+        if errors:
+            self.set_status(400)
+            self._json({"errors": errors})
+            return
+        self._json({"id": self.conf["queue"].submit(short, values)})
+
+    def _json(self, data):
+        self.set_header("Content-Type", "application/json; charset=utf-8")
+        self.finish(json.dumps(data))
+
+
+class _RunStatus(_Runs):
+    """``GET /api/runs/<id>``: a run's state; ``POST /api/runs/<id>/cancel``: cancel it."""
+
+    def get(self, run_id):
+        status = self.conf["queue"].status(run_id)
+        if status is None:
+            raise tornado.web.HTTPError(404, reason="no such run")
+        self._json(status)
+
+    def post(self, run_id):
+        if not self.request.path.endswith("/cancel"):
+            raise tornado.web.HTTPError(405)
+        self._json({"cancelled": self.conf["queue"].cancel(run_id)})
+
+
+_PAGE = """<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>{title}</title>
+<link rel="stylesheet" href="/_lupikit/panel.css"></head>
+<body class="lupikit-runs"><p><a href="/index.html">The book</a> · <a href="/runs">Runs</a></p>
+<h1>{title}</h1>
+{body}
+</body></html>
+"""
+
+
+def _cell(value):
+    return html.escape("" if value is None else value if isinstance(value, str) else f"{value:.4g}"
+                       if isinstance(value, float) else str(value))
+
+
+class _RunsPage(_Base):
+    """``GET /runs``: the kept runs, with what reruns each, and a form to compare two."""
+
+    def get(self):
+        runs = self.conf["queue"].listing()
+        rows = []
+        for r in runs:
+            links = " ".join(f'<a href="{html.escape(r[k])}">{label}</a>' for k, label in
+                             (("page", "page"), ("notebook_file", ".ipynb")) if r.get(k))
+            values = ", ".join(f"{k}={v}" for k, v in r.get("values", {}).items()) or "defaults"
+            rows.append(f'<tr><td><input type="checkbox" name="run" value="{html.escape(r["id"])}"></td>'
+                        f'<td>{_cell(r.get("created"))}</td><td>{_cell(r["notebook"])}</td>'
+                        f'<td><code>{_cell(values)}</code></td><td>{_cell(r["state"])}</td>'
+                        f'<td>{_cell(r.get("elapsed"))} s</td><td>{links}</td>'
+                        f'<td><code>{_cell(r.get("command"))}</code></td></tr>')
+        body = ('<form action="/runs/compare" method="get"><table class="lupikit-claims"><tr><th></th><th>started'
+                '</th><th>notebook</th><th>parameters</th><th>state</th><th>time</th><th>files</th>'
+                '<th>to rerun it</th></tr>' + "".join(rows) + '</table><p><button type="submit">Compare the two '
+                'runs ticked</button></p></form>' if rows else "<p>No run yet: start one from a notebook's page "
+                "(Rerun with other parameters).</p>")
+        self.set_header("Content-Type", "text/html; charset=utf-8")
+        self.finish(_PAGE.format(title="Runs", body=body))
+
+
+class _ComparePage(_Base):
+    """``GET /runs/compare?run=A&run=B``: two runs' claims side by side, differences marked."""
+
+    def get(self):
+        ids = self.get_query_arguments("run")
+        statuses = [self.conf["queue"].status(i) for i in ids]
+        if len(ids) != 2 or None in statuses:
+            raise tornado.web.HTTPError(400, reason="tick two kept runs to compare")
+        a, b = statuses
+        claims_a = {c["id"]: c for c in a.get("claims") or []}
+        claims_b = {c["id"]: c for c in b.get("claims") or []}
+        rows = []
+        for cid in dict.fromkeys([*claims_a, *claims_b]):
+            ca, cb = claims_a.get(cid, {}), claims_b.get(cid, {})
+            differs = ca.get("verdict") != cb.get("verdict")
+            rows.append(f'<tr class="{"lupikit-differs" if differs else ""}"><td>{_cell(cid)}</td>'
+                        f'<td>{_cell(ca.get("verdict"))}</td><td>{_cell(ca.get("value"))}</td>'
+                        f'<td>{_cell(cb.get("verdict"))}</td><td>{_cell(cb.get("value"))}</td></tr>')
+        head = "".join(f'<p>{label}: <code>{_cell(s.get("command"))}</code> ({_cell(s["state"])})</p>'
+                       for label, s in (("A", a), ("B", b)))
+        body = (head + '<table class="lupikit-claims"><tr><th>claim</th><th>A: verdict</th><th>A: value</th>'
+                '<th>B: verdict</th><th>B: value</th></tr>' + "".join(rows) + "</table>")
+        self.set_header("Content-Type", "text/html; charset=utf-8")
+        self.finish(_PAGE.format(title="Two runs compared", body=body))
+
+
 class _Page(_Base, tornado.web.StaticFileHandler):
     """The book's files; a notebook's page gets the panel's script, style and the notebook's name."""
 
@@ -171,14 +285,20 @@ def _with_panel(html, short, token):
 
 
 class _Own(_Base, tornado.web.StaticFileHandler):
-    """The panel's own files."""
+    """The panel's own files, and the runs' (their pages and notebooks)."""
 
     def initialize(self, settings, path):
         _Base.initialize(self, settings)
         tornado.web.StaticFileHandler.initialize(self, path=path)
 
+    def validate_absolute_path(self, root, absolute_path):
+        real_root, real = Path(root).resolve(), Path(absolute_path).resolve()
+        if not real.is_relative_to(real_root):
+            raise tornado.web.HTTPError(403, reason="outside the served folders")
+        return super().validate_absolute_path(root, absolute_path)
 
-def make_app(book, notebooks, token, *, any_host=False):
+
+def make_app(book, notebooks, token, *, any_host=False, queue=None):
     """The server's application.
 
     Parameters
@@ -192,15 +312,25 @@ def make_app(book, notebooks, token, *, any_host=False):
     any_host : bool, default=False
         Accept any ``Host`` header (``lupikit serve --host``); by default only
         this machine's names.
+    queue : lupikit._book.pageruns.RunQueue or None
+        Where runs from the pages go (None: the panel checks values only).
 
     Returns
     -------
     tornado.web.Application
     """
-    conf = {"token": token, "notebooks": Path(notebooks).resolve(), "any_host": bool(any_host)}
+    conf = {"token": token, "notebooks": Path(notebooks).resolve(), "any_host": bool(any_host), "queue": queue}
+    runs = [] if queue is None else [
+        (r"/api/runs", _Runs, {"settings": conf}),
+        (r"/api/runs/([0-9a-f-]+)(?:/cancel)?", _RunStatus, {"settings": conf}),
+        (r"/runs/?", _RunsPage, {"settings": conf}),
+        (r"/runs/compare", _ComparePage, {"settings": conf}),
+        (r"/runs/(.*)", _Own, {"settings": conf, "path": str(Path(queue.runs).resolve())}),
+    ]
     return tornado.web.Application([
         (r"/api/notebooks/([^/]+/[^/]+)/form", _Form, {"settings": conf}),
         (r"/api/notebooks/([^/]+/[^/]+)/check", _Check, {"settings": conf}),
+        *runs,
         (r"/_lupikit/(.*)", _Own, {"settings": conf, "path": str(PANEL_FILES)}),
         (r"/(.*)", _Page, {"settings": conf, "path": str(Path(book).resolve())}),
     ], xsrf_cookies=False)

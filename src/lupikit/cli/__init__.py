@@ -67,7 +67,9 @@ variable, or the nearest ``notebooks/`` folder above the working directory.
 ``lupikit serve [--port N] [--no-open] [--host HOST]``
     serve the built book on 127.0.0.1 with a random token in the address it
     prints, and open it; every notebook page gets a form of its parameters,
-    checked by type and range, with the ``lupikit run`` command that runs them.
+    checked by type and range, that runs the notebook from the page (queued,
+    with its progress, cancel, and its claims beside the recorded verdicts);
+    ``/runs`` lists the kept runs and compares two.
 
 One module per command (``lupikit.cli.run`` for ``list`` and ``run``,
 ``lupikit.cli.sweep``, ``lupikit.cli.paper``, ``lupikit.cli.classroom``,

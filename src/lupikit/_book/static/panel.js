@@ -48,11 +48,96 @@
         el("span", { class: "lupikit-error", "data-for": p.name })));
     }
     const check = el("button", { type: "submit", class: "lupikit-check", text: "Check the values" });
+    const run = el("button", { type: "button", class: "lupikit-run", text: "Run" });
     const out = el("pre", { class: "lupikit-command", hidden: "" });
-    body.append(el("div", { class: "lupikit-actions" }, check), out);
+    const progress = el("div", { class: "lupikit-progress", hidden: "" });
+    body.append(el("div", { class: "lupikit-actions" }, check, run, el("a", { href: "/runs", text: "all runs" })),
+                out, progress);
     body.addEventListener("submit", (e) => { e.preventDefault(); submit(body, fields, out); });
+    run.addEventListener("click", () => start_run(body, fields, out, progress));
     panel.append(body);
     return panel;
+  }
+
+  function collect(body, fields) {
+    const values = {};
+    for (const [name, input] of Object.entries(fields)) {
+      if (!input.disabled && input.value !== input.dataset.default) values[name] = input.value;
+    }
+    const select = body.querySelector("select[name=preset]");
+    return { values, preset: select ? select.value : null };
+  }
+
+  function show_errors(body, errors, out) {
+    for (const span of body.querySelectorAll(".lupikit-error")) span.textContent = "";
+    for (const [name, message] of Object.entries(errors)) {
+      const span = body.querySelector(`.lupikit-error[data-for="${CSS.escape(name)}"]`);
+      if (span) span.textContent = message; else { out.hidden = false; out.textContent = message; }
+    }
+  }
+
+  async function start_run(body, fields, out, progress) {
+    const { values, preset } = collect(body, fields);
+    const response = await fetch("/api/runs", {
+      method: "POST", headers: { "Content-Type": "application/json", "X-Lupikit-Token": token },
+      body: JSON.stringify({ notebook, values, preset }), credentials: "same-origin",
+    });
+    const result = await response.json().catch(() => ({}));
+    show_errors(body, result.errors || {}, out);
+    if (!response.ok || !result.id) return;
+    progress.hidden = false;
+    follow(result.id, progress);
+  }
+
+  function fmt(x) { return x === null || x === undefined ? "" : (typeof x === "number" ? x.toPrecision(4) : String(x)); }
+
+  function claims_table(claims) {
+    const table = el("table", { class: "lupikit-claims" });
+    table.append(el("tr", {}, el("th", { text: "claim" }), el("th", { text: "this run" }),
+      el("th", { text: "value" }), el("th", { text: "recorded (paper preset)" }), el("th", { text: "interval" })));
+    for (const c of claims) {
+      const r = c.recorded || {};
+      const row = el("tr", { class: c.differs ? "lupikit-differs" : "" },
+        el("td", { text: c.id, title: c.statement || "" }), el("td", { text: c.verdict || "" }),
+        el("td", { text: fmt(c.value) + (c.threshold ? ` (${c.threshold})` : "") }),
+        el("td", { text: c.recorded ? `${r.verdict} over ${r.seeds} seeds` : "not recorded" }),
+        el("td", { text: r.interval ? `${fmt(r.interval[0])} to ${fmt(r.interval[1])}` : "" }));
+      table.append(row);
+    }
+    return table;
+  }
+
+  async function follow(id, progress) {
+    const bar = el("progress", { max: "1", value: "0" });
+    const label = el("span", { class: "lupikit-progress-label" });
+    const cancel = el("button", { type: "button", text: "Cancel" });
+    const result = el("div", { class: "lupikit-result" });
+    progress.replaceChildren(bar, label, cancel, result);
+    cancel.addEventListener("click", () => fetch(`/api/runs/${id}/cancel`, {
+      method: "POST", headers: { "X-Lupikit-Token": token }, credentials: "same-origin" }));
+    for (;;) {
+      const response = await fetch(`/api/runs/${id}`, { credentials: "same-origin" });
+      if (!response.ok) { label.textContent = `the run is gone (${response.status})`; return; }
+      const s = await response.json();
+      if (s.state === "queued") {
+        label.textContent = ` waiting: place ${s.place} in the queue`;
+      } else if (s.state === "running") {
+        if (s.cells) { bar.max = s.cells; bar.value = s.cell; }
+        const eta = s.estimate ? ` of about ${Math.round(s.estimate)} s` : "";
+        label.textContent = ` cell ${s.cell} of ${s.cells || "?"}, ${Math.round(s.elapsed)} s${eta}`;
+      } else {
+        cancel.remove();
+        bar.max = 1; bar.value = s.state === "done" ? 1 : 0;
+        label.textContent = ` ${s.state} in ${Math.round(s.elapsed)} s` + (s.error ? `: ${s.error}` : "");
+        const links = el("p", {});
+        if (s.page) links.append(el("a", { href: s.page, text: "the executed notebook's page" }), " · ");
+        if (s.notebook_file) links.append(el("a", { href: s.notebook_file, text: "download (.ipynb)" }), " · ");
+        links.append(el("code", { text: s.command }));
+        result.replaceChildren(links, claims_table(s.claims || []));
+        return;
+      }
+      await new Promise((r) => setTimeout(r, 1000));
+    }
   }
 
   function lockPreset(form, fields, preset) {
@@ -66,23 +151,14 @@
   }
 
   async function submit(body, fields, out) {
-    const values = {};
-    for (const [name, input] of Object.entries(fields)) {
-      if (!input.disabled && input.value !== input.dataset.default) values[name] = input.value;
-    }
-    const select = body.querySelector("select[name=preset]");
-    const preset = select ? select.value : null;
-    for (const span of body.querySelectorAll(".lupikit-error")) span.textContent = "";
+    const { values, preset } = collect(body, fields);
     const response = await fetch(`${api}/check`, {
       method: "POST", headers: { "Content-Type": "application/json", "X-Lupikit-Token": token },
       body: JSON.stringify({ values, preset }), credentials: "same-origin",
     });
     if (!response.ok) { out.hidden = false; out.textContent = await response.text(); return; }
     const result = await response.json();
-    for (const [name, message] of Object.entries(result.errors)) {
-      const span = body.querySelector(`.lupikit-error[data-for="${CSS.escape(name)}"]`);
-      if (span) span.textContent = message; else { out.hidden = false; out.textContent = message; }
-    }
+    show_errors(body, result.errors, out);
     if (result.command) { out.hidden = false; out.textContent = result.command; }
     else if (Object.keys(result.errors).length) out.hidden = true;
   }
