@@ -182,6 +182,10 @@ def main(argv=None):
                          cwd=course)
         after = scores.read_text().splitlines()
         regrade_ok = before == after  # the same submissions: the same grades, every row kept
+        if not regrade_ok:
+            for old, new in zip(before, after):
+                if old != new:
+                    print(f"regrade changed:\n  before: {old}\n  after:  {new}")
         print(f"regrade one student: {seconds:.1f} s")
         record.value("regrade_seconds", seconds)
         time_rows.append([f"regrading one student ({len(notebooks)} notebooks) into the same scores.csv",

@@ -396,6 +396,11 @@ def test_a_regrade_keeps_every_other_row_and_report_and_logs_each_run(graded):
     assert changed == [(["wrongmean", "0", "1", "1"], ["wrongmean", "2", "1", "3"])]
     # the flags are those of the notebooks as they are now: wrongmean's code is now ada's
     assert "the same code as ada" in next(a for a in after if a.startswith("wrongmean,"))
+    # the rows of those whose code is not ada's are kept whole, with what stopped their run early
+    # (the loop's time limit), which only the run that graded them knew
+    apart = ("loops,", "raises,", "deleted,", "notjson,", "unmodified,", "missing,")
+    assert [a for a in after if a.startswith(apart)] == [b for b in before if b.startswith(apart)]
+    assert "the run stopped early" in next(a for a in after if a.startswith("loops,"))
     assert {p.name: p.read_text() for p in reports.glob("*.md") if p.name != "wrongmean.md"} == others
     assert "Total: 3 of 3" in (reports / "wrongmean.md").read_text()
     assert (reports / "ada" / "toy" / "exercises.ipynb").is_file()

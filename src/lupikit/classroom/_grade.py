@@ -402,6 +402,27 @@ def _feedback_html(student, questions, scores, reasons, notes):
 
 
 
+#: the flag of a submission whose run stopped early (a limit, its kernel's death, its sandbox's end)
+STOPPED_EARLY = "the run stopped early: "
+
+
+def _run_flags(path):
+    """``{student: flags}`` of a scores file that only the run that graded the row could know.
+
+    What stopped that row's run early, and whether it ran without the
+    sandbox: a later run that keeps the row cannot compute them again (the
+    integrity flags it can, from the notebooks as they are).
+    """
+    with Path(path).open(newline="", encoding="utf-8-sig") as fh:
+        rows = list(csv.DictReader(fh))
+    out = {}
+    for row in rows:
+        kept = [f for f in (row.get("flags") or "").split("; ") if f.startswith(STOPPED_EARLY) or f == UNSANDBOXED_FLAG]
+        if kept and row.get("student") != "max":
+            out[row["student"]] = kept
+    return out
+
+
 def read_scores(path):
     """The rows of a scores CSV written by :func:`grade_submissions`: (columns, {student: row}).
 
@@ -729,10 +750,11 @@ def grade_submissions(submissions, sources, out, *, roster=None, seed=0, time_li
     variants = {s: variant_for(s, seed) for s in students}
     columns = [q.column for q in every]
     with _scores_lock(out):
-        earlier, written = {}, None
+        earlier, written, earlier_flags = {}, None, {}
         if out.exists():  # an earlier grading: its rows are kept, except those graded now
             old_columns, earlier = read_scores(out)
             written = _written_part(out)  # and the written exercises' marks, if merged
+            earlier_flags = _run_flags(out)  # and what only that run knew of each row
             if old_columns != columns:
                 raise ValueError(f"{out} holds other questions than the notebooks graded now "
                                  f"({len(old_columns)} against {len(columns)}, e.g. "
@@ -787,9 +809,12 @@ def grade_submissions(submissions, sources, out, *, roster=None, seed=0, time_li
         _add_late_flags(submissions, flags)
         for s in students:
             flags.setdefault(s, [])
-            flags[s] += [f"the run stopped early: {f}" for f in failures[s]]
+            flags[s] += [f"{STOPPED_EARLY}{f}".replace("; ", ", ") for f in failures[s]]
             if unsandboxed:
                 flags[s].append(UNSANDBOXED_FLAG)
+        for s in kept:  # a row kept from an earlier run keeps what stopped that run, and how it ran
+            flags.setdefault(s, [])
+            flags[s] += earlier_flags.get(s, [])
         # every file of the run is written now, at the end: the reports of the students graded
         # now replace their earlier ones student by student, the scores file last, in one step
         reports = out.parent / f"{out.stem}-reports"
