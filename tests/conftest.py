@@ -35,3 +35,31 @@ def repo_root():
     """The repository's top folder."""
     return ROOT
 
+
+@pytest.fixture(autouse=True, scope="module")
+def _collect_the_modules_garbage():
+    """Collect each test module's garbage at its end, so that a later test does not see it.
+
+    The book machinery's worker threads (``lupikit paper``, sweeps, runs from
+    the served pages) run nbclient, whose ``run_sync`` leaves an event loop per
+    thread for the collector; collected later, inside another module's test,
+    it would warn there (``unclosed event loop``). The grader's threads close
+    theirs (``lupikit.classroom._execution``); until the book's do too, only
+    those warnings are dropped here, and anything else left unclosed still
+    warns.
+    """
+    import gc
+    import sys
+
+    yield
+    hook = sys.unraisablehook
+
+    def quiet(unraisable):
+        if "unclosed event loop" not in str(unraisable.exc_value):
+            hook(unraisable)
+
+    sys.unraisablehook = quiet
+    try:
+        gc.collect()
+    finally:
+        sys.unraisablehook = hook
