@@ -8,6 +8,7 @@ import asyncio
 import contextlib
 import http.client
 import json
+import os
 import threading
 from pathlib import Path
 
@@ -215,7 +216,7 @@ QUICK = [
 
 
 @pytest.fixture
-def runs_server(tmp_path):
+def runs_server(tmp_path, monkeypatch):
     """A server of a toy notebook with a queue of one worker: ``(port, token, queue)``."""
     from lupikit._book.harness import prepare_kernels
     from lupikit._book.pageruns import RunQueue, compare_claims
@@ -232,7 +233,15 @@ def runs_server(tmp_path):
     def finish(folder, executed, short):
         return compare_claims(read_claims(executed), record), None
 
+    # the kernels' environment, as lupikit serve sets it, for this test only (a later test of this
+    # worker must see claims raise again)
+    for name in list(os.environ):
+        monkeypatch.setenv(name, os.environ[name])
+    before = set(os.environ)
     prepare_kernels(tmp_path / ".ipython", claims="record", soft_asserts=True)
+    for name in set(os.environ) - before:
+        value = os.environ.pop(name)
+        monkeypatch.setenv(name, value)
     queue = RunQueue(tmp_path / "notebooks", tmp_path / "runs", workers=1, finish=finish,
                      estimate=lambda short, values: 5.0)
     token = new_token()
