@@ -237,18 +237,22 @@ class _ComparePage(_Base):
         self.finish(_PAGE.format(title="Two runs compared", body=body))
 
 
-class _Page(_Base, tornado.web.StaticFileHandler):
+class _Files(_Base, tornado.web.StaticFileHandler):
+    """Files of one folder, links followed only where they stay inside it."""
+
+    def validate_absolute_path(self, root, absolute_path):
+        real_root, real = Path(root).resolve(), Path(absolute_path).resolve()
+        if not real.is_relative_to(real_root):
+            raise tornado.web.HTTPError(403, reason="outside the served folders")
+        return super().validate_absolute_path(root, absolute_path)
+
+
+class _Page(_Files):
     """The book's files; a notebook's page gets the panel's script, style and the notebook's name."""
 
     def initialize(self, settings, path):
         _Base.initialize(self, settings)
         tornado.web.StaticFileHandler.initialize(self, path=path, default_filename="index.html")
-
-    def validate_absolute_path(self, root, absolute_path):
-        real_root, real = Path(root).resolve(), Path(absolute_path).resolve()
-        if not real.is_relative_to(real_root):
-            raise tornado.web.HTTPError(403, reason="outside the book")
-        return super().validate_absolute_path(root, absolute_path)
 
     def get_content(self, abspath, start=None, end=None):
         short = self._short(abspath)
@@ -284,18 +288,12 @@ def _with_panel(html, short, token):
     return html[:at] + head + html[at:] if at >= 0 else head + html
 
 
-class _Own(_Base, tornado.web.StaticFileHandler):
+class _Own(_Files):
     """The panel's own files, and the runs' (their pages and notebooks)."""
 
     def initialize(self, settings, path):
         _Base.initialize(self, settings)
         tornado.web.StaticFileHandler.initialize(self, path=path)
-
-    def validate_absolute_path(self, root, absolute_path):
-        real_root, real = Path(root).resolve(), Path(absolute_path).resolve()
-        if not real.is_relative_to(real_root):
-            raise tornado.web.HTTPError(403, reason="outside the served folders")
-        return super().validate_absolute_path(root, absolute_path)
 
 
 def make_app(book, notebooks, token, *, any_host=False, queue=None):
