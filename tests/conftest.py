@@ -31,6 +31,40 @@ settings.load_profile(os.environ.get("LUPIKIT_HYPOTHESIS", "ci"))
 
 
 @pytest.fixture(scope="session")
+def built_book():
+    """The executed book, built once per test run: ``_build/html``.
+
+    Several test modules read it (the book's pages, the served book in a
+    browser) and pytest-xdist may run them on different workers at once: the
+    first to come builds it under a lock, the others wait and find it built
+    (a marker names this test run).
+    """
+    import fcntl
+    import subprocess
+    import sys
+    import time
+
+    build = ROOT / "_build"
+    build.mkdir(exist_ok=True)
+    run = os.environ.get("PYTEST_XDIST_TESTRUNUID") or f"pid{os.getpid()}"
+    marker = build / f".book-built-{run}"
+    with open(build / ".book-build.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not marker.is_file():
+            for old in build.glob(".book-built-*"):
+                old.unlink()
+            t0 = time.perf_counter()
+            proc = subprocess.run([sys.executable, "-m", "lupikit._book", "build", "--jobs", "2"], cwd=ROOT,
+                                  capture_output=True, text=True)
+            log = proc.stdout + proc.stderr
+            (build / "book-build.log").write_text(log)
+            print(f"book build: {time.perf_counter() - t0:.1f} s")
+            assert proc.returncode == 0, "book build failed:\n" + log[-20000:]
+            marker.write_text("built\n")
+    return build / "html"
+
+
+@pytest.fixture(scope="session")
 def repo_root():
     """The repository's top folder."""
     return ROOT

@@ -40,20 +40,7 @@ book = pytest.mark.book  # the slow tests: a book build, or Chromium
 MATH_PAGES = ["book/intro/setting.html", "notebooks/intro/lupi_setting.html"]
 
 
-@pytest.fixture(scope="module")
-def built_book():
-    t0 = time.perf_counter()
-    proc = subprocess.run(
-        [sys.executable, "-m", "lupikit._book", "build", "--jobs", "2"],
-        cwd=ROOT, capture_output=True, text=True,
-    )
-    elapsed = time.perf_counter() - t0
-    log = proc.stdout + proc.stderr
-    (ROOT / "_build").mkdir(exist_ok=True)
-    (ROOT / "_build" / "book-build.log").write_text(log)
-    print(f"book build: {elapsed:.1f} s")
-    assert proc.returncode == 0, "book build failed:\n" + log[-20000:]
-    return HTML
+# built_book: the executed book, built once per test run (tests/conftest.py)
 
 
 def chromium_path():

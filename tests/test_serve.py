@@ -230,7 +230,10 @@ def runs_server(tmp_path, monkeypatch):
     record = {"seeds": [0, 1, 2], "claims": [{"id": "toy.quick-n", "verdict": "direction", "value": 8.0,
                                               "interval": [7.5, 8.5]}]}
 
-    def finish(folder, executed, short):
+    def finish(folder, executed, short, status):
+        import time
+
+        time.sleep(0.5)  # as a page takes a while to render: the run must not show as ended before
         return compare_claims(read_claims(executed), record), None
 
     # the kernels' environment, as lupikit serve sets it, for this test only (a later test of this
@@ -332,3 +335,142 @@ def test_the_runs_page_lists_the_runs_and_compares_two(runs_server):
     assert status == 200 and '<tr class="lupikit-differs"><td>toy.quick-n</td><td>not reproduced</td>' in page
     assert request(port, "GET", f"/runs/compare?run={ids[0]}&token={token}")[0] == 400
     assert request(port, "GET", f"/runs/compare?run={ids[0]}&run=../../etc&token={token}")[0] == 400
+
+
+def test_a_sweep_from_the_page_runs_each_value_and_plots_how_often_the_claims_held(runs_server):
+    port, token, queue = runs_server
+    headers = {"X-Lupikit-Token": token}
+    body = {"notebook": "toy/quick", "preset": "default", "values": {}, "param": "n", "sweep": "3, 7"}
+    # a value out of range refuses the whole sweep, naming the value; nothing starts
+    bad = request(port, "POST", "/api/sweeps", headers=headers, body=json.dumps({**body, "sweep": "3, 0"}))
+    assert bad[0] == 400 and json.loads(bad[2])["errors"]["sweep"].startswith("0:")
+    assert request(port, "POST", "/api/sweeps", body=json.dumps(body))[0] == 403  # no header token
+    assert queue.listing() == []
+    status, _, data = request(port, "POST", "/api/sweeps", headers=headers, body=json.dumps(body))
+    assert status == 200
+    sweep_id = json.loads(data)["id"]
+    import time
+
+    end = time.monotonic() + 300
+    while not (sweep := json.loads(request(port, "GET", f"/api/sweeps/{sweep_id}?token={token}")[2]))["done"]:
+        assert time.monotonic() < end
+        time.sleep(0.5)
+    assert [s["state"] for s in sweep["statuses"]] == ["done", "done"]
+    # n = 3 is not above 5, n = 7 is: the claim held at one value of two
+    (row,) = sweep["table"]
+    assert row["claim"] == "toy.quick-n" and row["outcomes"] == ["failed", "held"] and row["pass_rate"] == 0.5
+    status, _, png = request(port, "GET", f"{sweep['plot']}?token={token}")
+    assert status == 200 and png.startswith(b"\x89PNG")
+    assert request(port, "GET", f"/api/sweeps/../../x?token={token}")[0] == 404
+
+
+@pytest.fixture
+def live_server(tmp_path):
+    """A server of the toy notebook with live kernels (at most one): ``(port, token)``."""
+    from lupikit._book.live import LiveKernels
+    from test_runs import make_toy  # tests/ is on pytest's pythonpath
+
+    make_toy(tmp_path, "toy/quick", cells=QUICK)
+    book = tmp_path / "html"
+    book.mkdir()
+    (book / "index.html").write_text("<html><head></head><body>book</body></html>")
+    token = new_token()
+    live = LiveKernels(limit=1)
+    with serving(make_app(book, tmp_path / "notebooks", token, live=live)) as port:
+        yield port, token, live
+
+
+async def _live(port, token, *, origin=None):
+    from tornado.httpclient import HTTPRequest
+    from tornado.websocket import websocket_connect
+
+    headers = {"Origin": origin} if origin else {}
+    conn = await websocket_connect(HTTPRequest(f"ws://127.0.0.1:{port}/api/live/toy/quick?token={token}",
+                                               headers=headers))
+    return conn
+
+
+async def _until(conn, kind, cell=None):
+    """The messages until one of ``kind`` (for ``cell``), that one included."""
+    got = []
+    while True:
+        msg = json.loads(await asyncio.wait_for(conn.read_message(), 120))
+        got.append(msg)
+        if msg["type"] == kind and (cell is None or msg.get("cell") == cell):
+            return got
+
+
+def test_a_live_kernel_runs_cells_behind_the_token_and_dies_with_its_page(live_server):
+    port, token, live = live_server
+    from tornado.httpclient import HTTPClientError
+
+    async def scenario():
+        for bad in ("0" * len(token), ""):
+            with pytest.raises(HTTPClientError) as err:
+                await _live(port, bad)
+            assert err.value.code == 403
+        # another site's page cannot open it, even with the token
+        with pytest.raises(HTTPClientError):
+            await _live(port, token, origin="http://evil.example")
+        conn = await _live(port, token)
+        assert [m["state"] for m in await _until(conn, "status") if m["type"] == "status"] == ["starting"]
+        assert (await _until(conn, "status"))[-1]["state"] == "idle"
+        (kernel,) = live.kernels
+        pid = kernel.pid
+        conn.write_message(json.dumps({"type": "execute", "cell": 0, "code": "x = 6 * 7\nprint(x)\nx + 1"}))
+        got = await _until(conn, "done", 0)
+        outputs = [m["output"] for m in got if m["type"] == "output"]
+        assert outputs[0] == {"output_type": "stream", "name": "stdout", "text": "42\n"}
+        assert outputs[1]["data"]["text/plain"] == "43" and got[-1]["status"] == "ok"
+        conn.write_message(json.dumps({"type": "execute", "cell": 1, "code": "1 / 0"}))
+        got = await _until(conn, "done", 1)
+        assert got[-1]["status"] == "error"
+        assert [m["output"]["ename"] for m in got if m["type"] == "output"] == ["ZeroDivisionError"]
+        # a second page is refused while the one kernel allowed runs
+        other = await _live(port, token)
+        assert (await _until(other, "status"))[-1]["state"] == "starting"
+        refused = await _until(other, "status")
+        assert refused[-1]["state"] == "refused" and "live kernels" in refused[-1]["message"]
+        # interrupt stops a long cell; restart forgets x
+        conn.write_message(json.dumps({"type": "execute", "cell": 2, "code": "import time\ntime.sleep(60)"}))
+        await asyncio.sleep(1.0)
+        conn.write_message(json.dumps({"type": "interrupt"}))
+        got = await _until(conn, "done", 2)
+        assert got[-1]["status"] == "error"
+        assert any(m["output"].get("ename") == "KeyboardInterrupt" for m in got if m["type"] == "output")
+        conn.write_message(json.dumps({"type": "restart"}))
+        await _until(conn, "status")  # restarting
+        assert (await _until(conn, "status"))[-1]["state"] == "idle"
+        conn.write_message(json.dumps({"type": "execute", "cell": 3, "code": "x"}))
+        got = await _until(conn, "done", 3)
+        assert [m["output"]["ename"] for m in got if m["type"] == "output"] == ["NameError"]
+        conn.close()
+        return pid
+
+    pid = asyncio.run(scenario())
+    assert wait_until_gone(pid, live), "the page left, its kernel still runs"
+
+
+def wait_until_gone(pid, live=None, timeout=30):
+    """Whether the process ``pid`` has ended (and ``live`` has no kernel left) within ``timeout`` s."""
+    import time
+
+    end = time.monotonic() + timeout
+    while live is not None and live.kernels and time.monotonic() < end:
+        time.sleep(0.2)
+    while time.monotonic() < end:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return not (live is not None and live.kernels)
+        time.sleep(0.2)
+    return False
+
+
+def test_the_cells_of_a_notebook_are_its_code_cells(live_server):
+    port, token, _ = live_server
+    status, _, data = request(port, "GET", f"/api/notebooks/toy/quick/cells?token={token}")
+    cells = json.loads(data)["cells"]
+    assert status == 200 and [c["source"] for c in cells] == [src for _, src in QUICK]
+    assert cells[0]["tags"] == ["parameters"]
+    assert request(port, "GET", "/api/notebooks/toy/quick/cells")[0] == 403

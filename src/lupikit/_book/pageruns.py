@@ -91,9 +91,10 @@ class RunQueue:
     workers : int or None
         Runs at once (None: one per core).
     finish : callable or None
-        ``finish(run_folder, executed_notebook, short) -> (claims, page)``: what a
-        run that ended leaves beside its notebook (its claims as a list of
-        dicts, its HTML page); None keeps the notebook only.
+        ``finish(run_folder, executed_notebook, short, status) -> (claims, page)``:
+        what a run that ended leaves beside its notebook (its claims as a list
+        of dicts, its HTML page), given its state (:meth:`status`); None keeps
+        the notebook only.
     estimate : callable or None
         ``estimate(short, values) -> seconds or None``: how long a run
         usually takes (shown beside its progress).
@@ -139,16 +140,20 @@ class RunQueue:
             error = f"{type(exc).__name__}: {exc}"
         run.ended = time.time()
         if run.cancelled:
-            run.state, run.error = "cancelled", "cancelled from the page"
+            state, error = "cancelled", "cancelled from the page"
         else:
-            run.state, run.error = ("failed", error) if error else ("done", None)
+            state, error = ("failed", error) if error else ("done", None)
+        # the run shows as ended only once its claims and page are there
         if target.is_file() and self._finish is not None:
             try:
-                run.claims, page = self._finish(run.folder, target, run.short)
+                run.claims, page = self._finish(run.folder, target, run.short,
+                                                {**run.status(), "state": state, "error": error})
                 if page is not None and Path(page).resolve() != (run.folder / "page.html").resolve():
                     Path(page).replace(run.folder / "page.html")
             except Exception as exc:  # noqa: BLE001 - the run's notebook is kept; its page is what failed
-                run.error = (run.error or "") + f" (no page: {type(exc).__name__}: {exc})"
+                error = (error or "") + f" (no page: {type(exc).__name__}: {exc})"
+        with self._lock:
+            run.state, run.error = state, error
         run.save()
 
     def cancel(self, run_id):
@@ -221,8 +226,8 @@ def compare_claims(claims, record):
     Returns
     -------
     list of dict
-        ``id``, ``statement``, ``threshold``, ``value`` and ``verdict`` of the
-        run, ``recorded`` (``verdict``, ``value``, ``interval``, ``seeds``, or
+        ``id``, ``statement``, ``threshold``, ``value``, ``verdict`` and
+        ``holds`` (whether the paper's condition held) of the run, ``recorded`` (``verdict``, ``value``, ``interval``, ``seeds``, or
         None where the record has no such claim) and ``differs`` (the two
         verdicts differ).
 
@@ -240,7 +245,7 @@ def compare_claims(claims, record):
     for c in claims:
         r = recorded.get(c["id"])
         out.append({"id": c["id"], "statement": c.get("statement"), "threshold": c.get("threshold"),
-                    "value": _number(c.get("value")), "verdict": c.get("verdict"),
+                    "value": _number(c.get("value")), "verdict": c.get("verdict"), "holds": c.get("holds"),
                     "recorded": None if r is None else {"verdict": r.get("verdict"), "value": _number(r.get("value")),
                                                         "interval": r.get("interval"), "seeds": seeds},
                     "differs": r is not None and r.get("verdict") != c.get("verdict")})

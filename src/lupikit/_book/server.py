@@ -27,6 +27,7 @@ Safe by default, as Jupyter's server is:
 This module imports no part of the library.
 """
 
+import asyncio
 import hmac
 import html
 import json
@@ -35,8 +36,12 @@ import secrets
 from pathlib import Path
 
 import tornado.web
+import tornado.websocket
 
 from .forms import check_form, command_line, form_spec, notebook_form
+from .live import LiveLimitError
+from .pagesweeps import MAX_VALUES, Sweeps
+from .runpage import themed_page
 
 __all__ = ["PANEL_FILES", "make_app", "new_token"]
 
@@ -127,6 +132,108 @@ class _Check(_Base):
                                 "command": None if errors else command_line(short, values)}))
 
 
+class _Cells(_Base):
+    """``GET /api/notebooks/<part>/<name>/cells``: the notebook's code cells (what Run all runs)."""
+
+    def get(self, short):
+        nb = json.loads(self.notebook(short).read_text(encoding="utf-8"))
+        cells = [{"source": "".join(c["source"]) if isinstance(c["source"], list) else c["source"],
+                  "tags": c.get("metadata", {}).get("tags", [])} for c in nb.get("cells", [])
+                 if c.get("cell_type") == "code"]
+        self.set_header("Content-Type", "application/json; charset=utf-8")
+        self.finish(json.dumps({"cells": cells}))
+
+
+class _Live(_Base, tornado.websocket.WebSocketHandler):
+    """``/api/live/<part>/<name>?token=...``: a page's live kernel over a WebSocket.
+
+    The token must be in the address (a WebSocket cannot send a header, and
+    the cookie alone would do for another site's page); tornado refuses an
+    ``Origin`` other than the server's own. The kernel starts when the page
+    connects and is shut down when it leaves. The page sends ``{"type":
+    "execute", "cell", "code"}``, ``{"type": "interrupt"}`` or ``{"type":
+    "restart"}``; it gets ``status``, ``output``, ``clear`` and ``done``
+    messages (:meth:`lupikit._book.live.LiveKernel.execute`).
+    """
+
+    def initialize(self, settings):
+        _Base.initialize(self, settings)
+        self.kernel, self.tasks = None, set()
+
+    def prepare(self):
+        given = self.get_query_argument("token", "")
+        if not given or not hmac.compare_digest(given.encode(), self.conf["token"].encode()):
+            raise tornado.web.HTTPError(403, reason="the token is missing or wrong")
+        super().prepare()
+
+    def get_compression_options(self):
+        return None
+
+    async def open(self, short):
+        path = self.notebook(short)
+        self._send({"type": "status", "state": "starting"})
+        try:
+            self.kernel = await self.conf["live"].open(path.parent)
+        except LiveLimitError as exc:
+            self._send({"type": "status", "state": "refused", "message": str(exc)})
+            self.close()
+            return
+        except Exception as exc:  # noqa: BLE001 - the page is told why, the server goes on
+            self._send({"type": "status", "state": "dead", "message": f"{type(exc).__name__}: {exc}"})
+            self.close()
+            return
+        if self.ws_connection is None:  # the page left while its kernel started
+            await self.conf["live"].close(self.kernel)
+            return
+        self._send({"type": "status", "state": "idle"})
+
+    def on_message(self, message):
+        try:
+            msg = json.loads(message)
+        except ValueError:
+            msg = None
+        if not isinstance(msg, dict) or self.kernel is None:
+            self._send({"type": "error", "message": "not a message of the live cells, or no kernel yet"})
+            return
+        kind = msg.get("type")
+        if kind == "execute" and isinstance(msg.get("code"), str):
+            cell = msg.get("cell") if isinstance(msg.get("cell"), (str, int)) else None
+            self._spawn(self.kernel.execute(msg["code"], self._send_async, cell))
+        elif kind == "interrupt":
+            self._spawn(self.kernel.interrupt())
+        elif kind == "restart":
+            self._spawn(self._restart())
+        else:
+            self._send({"type": "error", "message": f"unknown message type {kind!r}"})
+
+    async def _restart(self):
+        self._send({"type": "status", "state": "restarting"})
+        await self.kernel.restart()
+        self._send({"type": "status", "state": "idle"})
+
+    def _spawn(self, coro):
+        task = asyncio.ensure_future(coro)
+        self.tasks.add(task)
+        task.add_done_callback(self.tasks.discard)
+
+    async def _send_async(self, message):
+        self._send(message)
+
+    def _send(self, message):
+        if self.ws_connection is not None:
+            try:
+                self.write_message(json.dumps(message))
+            except tornado.websocket.WebSocketClosedError:
+                pass
+
+    def on_close(self):
+        for task in list(self.tasks):
+            task.cancel()
+        if self.kernel is not None:
+            kernel, self.kernel = self.kernel, None
+            asyncio.ensure_future(self.conf["live"].close(kernel))
+
+
 class _Runs(_Base):
     """``GET /api/runs``: the kept runs; ``POST /api/runs``: start one (``{notebook, preset, values}``)."""
 
@@ -134,12 +241,7 @@ class _Runs(_Base):
         self._json({"runs": self.conf["queue"].listing(), "workers": self.conf["queue"].workers})
 
     def post(self):
-        try:
-            body = json.loads(self.request.body or b"{}")
-        except ValueError:
-            raise tornado.web.HTTPError(400, reason="the body is not JSON") from None
-        if not isinstance(body, dict) or not isinstance(body.get("notebook"), str):
-            raise tornado.web.HTTPError(400, reason="the body must be a JSON object with a notebook")
+        body = self._request()
         short = body["notebook"]
         path = self.notebook(short)
         preset = body.get("preset")
@@ -152,9 +254,62 @@ class _Runs(_Base):
             return
         self._json({"id": self.conf["queue"].submit(short, values)})
 
+    def _request(self):
+        """The request's body: a JSON object naming a notebook, or a 400."""
+        try:
+            body = json.loads(self.request.body or b"{}")
+        except ValueError:
+            raise tornado.web.HTTPError(400, reason="the body is not JSON") from None
+        if not isinstance(body, dict) or not isinstance(body.get("notebook"), str):
+            raise tornado.web.HTTPError(400, reason="the body must be a JSON object with a notebook")
+        return body
+
     def _json(self, data):
         self.set_header("Content-Type", "application/json; charset=utf-8")
         self.finish(json.dumps(data))
+
+
+class _Sweeps(_Runs):
+    """``POST /api/sweeps``: a run per value of one parameter (``{notebook, preset, values, param, sweep}``);
+    ``GET /api/sweeps/<id>``: its runs' states, then its table and pass-rate picture."""
+
+    def get(self, sweep_id):
+        status = self.conf["sweeps"].status(sweep_id or "")
+        if status is None:
+            raise tornado.web.HTTPError(404, reason="no such sweep")
+        self._json(status)
+
+    def post(self, sweep_id=None):
+        if sweep_id:
+            raise tornado.web.HTTPError(405)
+        body = self._request()
+        short = body["notebook"]
+        params, presets, settings = notebook_form(self.notebook(short))
+        preset = body.get("preset") if isinstance(body.get("preset"), str) else None
+        param, text = body.get("param"), body.get("sweep")
+        fields = body.get("values") if isinstance(body.get("values"), dict) else {}
+        if param not in params or param == "preset" or not isinstance(text, str):
+            self.set_status(400)
+            self._json({"errors": {"sweep": "choose a parameter of this notebook and give its values"}})
+            return
+        labels = [p.strip() for p in text.split(";" if params[param].type == "list" else ",") if p.strip()]
+        if not labels or len(labels) > MAX_VALUES:
+            self.set_status(400)
+            self._json({"errors": {"sweep": f"give 1 to {MAX_VALUES} values, separated by "
+                                            + ("';'" if params[param].type == "list" else "','")}})
+            return
+        runs, errors = [], {}
+        for label in labels:
+            values, problems = check_form(params, {**fields, param: label}, preset, presets, settings)
+            if param in problems:
+                errors["sweep"] = f"{label}: {problems.pop(param)}"
+            errors.update(problems)
+            runs.append(values)
+        if errors:
+            self.set_status(400)
+            self._json({"errors": errors})
+            return
+        self._json({"id": self.conf["sweeps"].submit(short, param, labels, runs)})
 
 
 class _RunStatus(_Runs):
@@ -207,11 +362,30 @@ class _RunsPage(_Base):
                 '<th>to rerun it</th></tr>' + "".join(rows) + '</table><p><button type="submit">Compare the two '
                 'runs ticked</button></p></form>' if rows else "<p>No run yet: start one from a notebook's page "
                 "(Rerun with other parameters).</p>")
+        sweeps = self.conf["sweeps"].listing()
+        if sweeps:
+            body += ('<h2>Sweeps</h2><table class="lupikit-claims"><tr><th>started</th><th>notebook</th>'
+                     '<th>parameter</th><th>values</th><th>runs</th><th>picture</th></tr>' + "".join(
+                         f'<tr><td>{_cell(w.get("created"))}</td><td>{_cell(w["notebook"])}</td>'
+                         f'<td>{_cell(w["param"])}</td><td><code>{_cell(", ".join(w["labels"]))}</code></td>'
+                         f'<td>{len(w["runs"])}</td><td>' + (
+                             f'<a href="/runs/sweeps/{html.escape(w["id"])}/pass_rate.png">pass rate</a>'
+                             if (self.conf["sweeps"].folder / w["id"] / "pass_rate.png").is_file()
+                             else "when its runs end") + "</td></tr>" for w in sweeps) + "</table>")
+        self._page("Runs", body)
+
+    def _page(self, title, body):
+        """A page of the server's own, in the book's theme where the book has a page to lend it."""
+        shell = self.conf["book"] / "index.html"
         self.set_header("Content-Type", "text/html; charset=utf-8")
-        self.finish(_PAGE.format(title="Runs", body=body))
+        if shell.is_file():
+            self.finish(themed_page(shell.read_text(encoding="utf-8"), title,
+                                    '<p><a href="/index.html">The book</a> · <a href="/runs">Runs</a></p>' + body))
+        else:
+            self.finish(_PAGE.format(title=title, body=body))
 
 
-class _ComparePage(_Base):
+class _ComparePage(_RunsPage):
     """``GET /runs/compare?run=A&run=B``: two runs' claims side by side, differences marked."""
 
     def get(self):
@@ -233,8 +407,7 @@ class _ComparePage(_Base):
                        for label, s in (("A", a), ("B", b)))
         body = (head + '<table class="lupikit-claims"><tr><th>claim</th><th>A: verdict</th><th>A: value</th>'
                 '<th>B: verdict</th><th>B: value</th></tr>' + "".join(rows) + "</table>")
-        self.set_header("Content-Type", "text/html; charset=utf-8")
-        self.finish(_PAGE.format(title="Two runs compared", body=body))
+        self._page("Two runs compared", body)
 
 
 class _Files(_Base, tornado.web.StaticFileHandler):
@@ -283,7 +456,9 @@ def _with_panel(html, short, token):
     head = (f'<meta name="lupikit-notebook" content="{short}">\n'
             f'<meta name="lupikit-token" content="{token}">\n'
             '<link rel="stylesheet" href="/_lupikit/panel.css">\n'
-            '<script src="/_lupikit/panel.js" defer></script>\n')
+            '<script src="/_lupikit/dom.js" defer></script>\n'
+            '<script src="/_lupikit/panel.js" defer></script>\n'
+            '<script src="/_lupikit/live.js" defer></script>\n')
     at = html.find("</head>")
     return html[:at] + head + html[at:] if at >= 0 else head + html
 
@@ -296,7 +471,7 @@ class _Own(_Files):
         tornado.web.StaticFileHandler.initialize(self, path=path)
 
 
-def make_app(book, notebooks, token, *, any_host=False, queue=None):
+def make_app(book, notebooks, token, *, any_host=False, queue=None, live=None):
     """The server's application.
 
     Parameters
@@ -312,23 +487,30 @@ def make_app(book, notebooks, token, *, any_host=False, queue=None):
         this machine's names.
     queue : lupikit._book.pageruns.RunQueue or None
         Where runs from the pages go (None: the panel checks values only).
+    live : lupikit._book.live.LiveKernels or None
+        The live code cells' kernels (None: no live cells).
 
     Returns
     -------
     tornado.web.Application
     """
-    conf = {"token": token, "notebooks": Path(notebooks).resolve(), "any_host": bool(any_host), "queue": queue}
+    conf = {"token": token, "notebooks": Path(notebooks).resolve(), "any_host": bool(any_host), "queue": queue,
+            "live": live, "sweeps": None if queue is None else Sweeps(queue), "book": Path(book).resolve()}
     runs = [] if queue is None else [
         (r"/api/runs", _Runs, {"settings": conf}),
         (r"/api/runs/([0-9a-f-]+)(?:/cancel)?", _RunStatus, {"settings": conf}),
+        (r"/api/sweeps/?([0-9a-f-]*)", _Sweeps, {"settings": conf}),
         (r"/runs/?", _RunsPage, {"settings": conf}),
         (r"/runs/compare", _ComparePage, {"settings": conf}),
         (r"/runs/(.*)", _Own, {"settings": conf, "path": str(Path(queue.runs).resolve())}),
     ]
+    live_routes = [] if live is None else [(r"/api/live/([^/]+/[^/]+)", _Live, {"settings": conf})]
     return tornado.web.Application([
         (r"/api/notebooks/([^/]+/[^/]+)/form", _Form, {"settings": conf}),
+        (r"/api/notebooks/([^/]+/[^/]+)/cells", _Cells, {"settings": conf}),
+        *live_routes,
         (r"/api/notebooks/([^/]+/[^/]+)/check", _Check, {"settings": conf}),
         *runs,
         (r"/_lupikit/(.*)", _Own, {"settings": conf, "path": str(PANEL_FILES)}),
         (r"/(.*)", _Page, {"settings": conf, "path": str(Path(book).resolve())}),
-    ], xsrf_cookies=False)
+    ], xsrf_cookies=False, websocket_max_message_size=1 << 20)

@@ -8,10 +8,12 @@ import json
 
 from .._book.errors import BookError
 from .._book.harness import prepare_kernels
+from .._book.live import LiveKernels
 from .._book.pageruns import RunQueue, compare_claims
 from .._book.paths import checkout_paths, find_notebooks_dir
 from .._book.records import read_paper_result
 from .._book.render import find_mathjax, render_or_warning
+from .._book.runpage import run_page
 from .._book.server import make_app, new_token
 from ..claims import read_claims
 
@@ -36,8 +38,14 @@ def _finisher(paths):
     """What a run from a page leaves: its claims beside the paper-scale record, and its page."""
     mathjax = find_mathjax(paths.root)
 
-    def finish(folder, executed, short):
+    def finish(folder, executed, short, status):
         claims = compare_claims(read_claims(executed), read_paper_result(paths.results, short))
+        book_page = paths.html / "notebooks" / f"{short}.html"
+        if book_page.is_file():  # the book's page, the run's outputs in place, under its banner
+            page = folder / "page.html"
+            page.write_text(run_page(book_page.read_text(encoding="utf-8"), executed, {**status, "claims": claims},
+                                     page_url=f"/notebooks/{short}.html"), encoding="utf-8")
+            return claims, page
         html, _ = render_or_warning(executed, mathjax, folder.parent)
         if html is not None:
             html = html.replace(html.with_name("page.html"))
@@ -80,8 +88,10 @@ def cmd_serve(args):
     queue = RunQueue(nb_dir, paths.runs / "served", workers=args.jobs, finish=_finisher(paths),
                      estimate=_estimator(paths))
 
+    live = LiveKernels(limit=args.live_kernels)
+
     async def run():
-        app = make_app(book, nb_dir, token, any_host=bool(args.host), queue=queue)
+        app = make_app(book, nb_dir, token, any_host=bool(args.host), queue=queue, live=live)
         server, port = _listen(app, host, args.port)
         shown = f"[{host}]" if ":" in host else host
         url = f"http://{shown}:{port}/index.html?token={token}"
@@ -92,6 +102,7 @@ def cmd_serve(args):
             await asyncio.Event().wait()
         finally:
             server.stop()
+            await live.close_all()
 
     try:
         asyncio.run(run())
@@ -110,11 +121,14 @@ def add_serve_parser(sub):
                     "parameters', built from the notebook's parameters cell: the values are checked by type "
                     "and range, and a run from the page is queued (--jobs at once), followed cell by cell, "
                     "can be cancelled, and shows its claims beside the recorded paper-scale verdicts. /runs "
-                    "lists the kept runs (_build/runs/served) and compares two.")
+                    "lists the kept runs (_build/runs/served) and compares two. The Live switch of a page "
+                    "makes its code cells editable and runs them on a kernel of this machine.")
     p.add_argument("--port", type=int, default=0, help="port (default: a free one)")
     p.add_argument("--no-open", action="store_true", help="print the address; do not open a browser")
     p.add_argument("--jobs", type=int, default=None,
                    help="runs from the pages at once; the others wait in a queue (default: one per core)")
+    p.add_argument("--live-kernels", type=int, default=4,
+                   help="pages with Live code on at once, a kernel each (default 4)")
     p.add_argument("--host", default=None,
                    help="RISK: listen on this address instead of 127.0.0.1 (others who reach it and have the "
                         "token can use the server)")

@@ -3,19 +3,9 @@
 // `lupikit run` command that runs them. No library, no address outside this server.
 (function () {
   "use strict";
-  const meta = (name) => (document.querySelector(`meta[name="${name}"]`) || {}).content;
-  const notebook = meta("lupikit-notebook");
-  const token = meta("lupikit-token");
+  const { notebook, token, el, article, onReady } = window.lupikit;
   if (!notebook || !token) return;
   const api = `/api/notebooks/${notebook}`;
-  const el = (tag, attrs = {}, ...children) => {
-    const node = document.createElement(tag);
-    for (const [k, v] of Object.entries(attrs)) {
-      if (k === "text") node.textContent = v; else node.setAttribute(k, v);
-    }
-    for (const c of children) node.append(c);
-    return node;
-  };
   const shown = (value) => (typeof value === "string" ? value : JSON.stringify(value));
 
   function build(form) {
@@ -53,6 +43,19 @@
     const progress = el("div", { class: "lupikit-progress", hidden: "" });
     body.append(el("div", { class: "lupikit-actions" }, check, run, el("a", { href: "/runs", text: "all runs" })),
                 out, progress);
+    // a sweep: a list of values for one parameter, the other fields as they are
+    const swept = el("select", { name: "sweep-param", id: "lupikit-sweep-param" });
+    for (const p of form.parameters) swept.append(el("option", { value: p.name, text: p.name }));
+    const sweepValues = el("input", { type: "text", id: "lupikit-sweep-values", spellcheck: "false",
+                                      placeholder: "values: 1, 2, 3 (lists: [..]; [..])" });
+    const sweepRun = el("button", { type: "button", class: "lupikit-sweep-run", text: "Run a sweep" });
+    const sweepOut = el("div", { class: "lupikit-sweep", hidden: "" });
+    body.append(el("div", { class: "lupikit-row lupikit-sweep-row" },
+      el("label", { for: "lupikit-sweep-param", text: "sweep one parameter" }), swept,
+      el("span", {}, sweepValues, " ", sweepRun),
+      el("span", { class: "lupikit-error", "data-for": "sweep" })), sweepOut);
+    sweepRun.addEventListener("click", () => start_sweep(body, fields, out, swept.value, sweepValues.value,
+                                                          sweepOut));
     body.addEventListener("submit", (e) => { e.preventDefault(); submit(body, fields, out); });
     run.addEventListener("click", () => start_run(body, fields, out, progress));
     panel.append(body);
@@ -87,6 +90,52 @@
     if (!response.ok || !result.id) return;
     progress.hidden = false;
     follow(result.id, progress);
+  }
+
+  async function start_sweep(body, fields, out, param, text, where) {
+    const { values, preset } = collect(body, fields);
+    delete values[param];
+    const response = await fetch("/api/sweeps", {
+      method: "POST", headers: { "Content-Type": "application/json", "X-Lupikit-Token": token },
+      body: JSON.stringify({ notebook, values, preset, param, sweep: text }), credentials: "same-origin",
+    });
+    const result = await response.json().catch(() => ({}));
+    show_errors(body, result.errors || {}, out);
+    if (!response.ok || !result.id) return;
+    where.hidden = false;
+    follow_sweep(result.id, where);
+  }
+
+  async function follow_sweep(id, where) {
+    const list = el("ol", { class: "lupikit-sweep-runs" });
+    const result = el("div", { class: "lupikit-sweep-result" });
+    where.replaceChildren(list, result);
+    for (;;) {
+      const response = await fetch(`/api/sweeps/${id}`, { credentials: "same-origin" });
+      if (!response.ok) { result.textContent = `the sweep is gone (${response.status})`; return; }
+      const s = await response.json();
+      list.replaceChildren(...s.statuses.map((r, i) => {
+        const what = r.state === "running" ? `running, cell ${r.cell} of ${r.cells || "?"}`
+          : r.state === "queued" ? `waiting, place ${r.place}` : r.state;
+        const item = el("li", { text: `${s.param} = ${s.labels[i]}: ${what} ` });
+        if (r.page) item.append(el("a", { href: r.page, text: "page" }));
+        return item;
+      }));
+      if (s.done) {
+        const table = el("table", { class: "lupikit-claims lupikit-sweep-table" });
+        table.append(el("tr", {}, el("th", { text: "claim" }), ...s.labels.map((l) => el("th", { text: l })),
+                        el("th", { text: "pass rate" })));
+        for (const row of s.table) {
+          table.append(el("tr", {}, el("td", { text: row.claim }),
+            ...row.outcomes.map((o) => el("td", { text: o || "", class: `lupikit-outcome-${(o || "none").replace(/ /g, "-")}` })),
+            el("td", { text: row.pass_rate === null ? "" : `${Math.round(100 * row.pass_rate)} %` })));
+        }
+        result.replaceChildren(el("img", { src: s.plot, alt: `Claims that held at each value of ${s.param}`,
+                                           class: "lupikit-sweep-plot" }), table);
+        return;
+      }
+      await new Promise((r) => setTimeout(r, 1000));
+    }
   }
 
   function fmt(x) { return x === null || x === undefined ? "" : (typeof x === "number" ? x.toPrecision(4) : String(x)); }
@@ -167,8 +216,9 @@
     const response = await fetch(`${api}/form`, { credentials: "same-origin" });
     if (!response.ok) return;
     const panel = build(await response.json());
-    const main = document.querySelector("article.bd-article, main, .bd-content") || document.body;
-    main.prepend(panel);
+    article().prepend(panel);
+    // when the panel was ready, in ms from the navigation's start (benchmarks/bench_serve.py reads it)
+    document.documentElement.dataset.lupikitPanelReady = String(Math.round(performance.now()));
   }
-  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start); else start();
+  onReady(start);
 })();
