@@ -268,6 +268,31 @@ def test_bad_parameters_cell_is_reported(tmp_path):
         cli.read_parameters(p)
 
 
+def test_a_help_continues_on_comment_lines(tmp_path):
+    """A help too long for its line continues on the comment lines right after the parameter's first
+    line (a scalar's, or a list's opened on it), joined with one space; papermill sees the same names."""
+    from papermill.translators import PythonTranslator
+
+    source = (
+        'preset: str = "default"  # "default" (< 1 min on 2 cores) or\n'
+        '                         # "paper" (the paper\'s setting)\n'
+        "n_train: int = 400  # training points of the subsample\n"
+        "                    # (the paper: 1628) [≥ 50]\n"
+        "sets: list = [  # benchmark sets profiled\n"
+        "              # (paper: all ten)\n"
+        '    "winequality-red", "tae",\n'
+        "]\n"
+        "seed: int = 0  # random seed [≥ 0]\n")
+    params = cli.read_parameters(write_notebook(tmp_path, source))
+    assert params["preset"].help == '"default" (< 1 min on 2 cores) or "paper" (the paper\'s setting)'
+    assert (params["n_train"].help, params["n_train"].range) == ("training points of the subsample "
+                                                                 "(the paper: 1628)", "[≥ 50]")
+    assert params["sets"].default == ["winequality-red", "tae"]
+    assert params["sets"].help == "benchmark sets profiled (paper: all ten)"
+    assert (params["seed"].help, params["seed"].range) == ("random seed", "[≥ 0]")
+    assert {p.name for p in PythonTranslator.inspect({"source": source})} == set(params)
+
+
 def test_run_executes_into_build_runs_and_renders_html(tmp_path, capsys):
     """`lupikit run NOTEBOOK -p NAME VALUE` on a real notebook (a cheap one, at a small size)."""
     source = NB_DIR / "twinsvm" / "pinball_loss.ipynb"

@@ -102,7 +102,8 @@ class Parameter:
     default : object
         Default value (a Python literal).
     help : str
-        One-line help from the trailing comment (without the range).
+        Help from the trailing comment (without the range), with its
+        continuation lines (see ``read_parameters``).
     range : str
         The valid range at the end of the comment, e.g. ``"[≥ 20]"`` (see
         :func:`parse_range`), or ``""``.
@@ -229,7 +230,15 @@ def read_parameters(path):
     """Read the typed, commented ``parameters`` cell of a notebook.
 
     Each line of the cell is ``name: type = literal  # help [range]``; the
-    range (optional) is described in :func:`parse_range`.
+    range (optional) is described in :func:`parse_range`. A help too long
+    for the line continues on the comment-only lines right after the
+    parameter's first line (joined with one space)::
+
+        n_train: int = 400  # training points of the one-hot Adult contrast
+                            # subsample (the paper: 1628) [≥ 50]
+        sets: list = [  # benchmark sets profiled (paper: all ten)
+            "winequality-red", "automobile", "contact-lenses", "tae",
+        ]
 
     Parameters
     ----------
@@ -281,6 +290,11 @@ def read_parameters(path):
                 "cannot parse it (write the help comment without '=', and a range with ≥ ≤ ≠)."
             )
         help_text = line.split("#", 1)[1].strip() if "#" in line else ""
+        if help_text:  # continued on the comment-only lines right after (a help too long for one line)
+            k = node.lineno
+            while k < len(lines) and lines[k].lstrip().startswith("#"):
+                help_text += " " + lines[k].lstrip()[1:].strip()
+                k += 1
         rng = ""
         m = _RANGE_AT_END.search(help_text)
         if m and _RANGE_START.match(m.group(1).strip()):
