@@ -10,8 +10,9 @@ Chromium, driven by Playwright, measures:
 * **a notebook page with its panel**: the time from the navigation's start
   to the panel built from the notebook's form (the panel's script marks it),
   warm (after a first load), the median over ``--repeats`` loads; beside it
-  the same page's load (``loadEventEnd``) from the static server.
-  Target: at most 200 ms.
+  the page's load event (``loadEventEnd``: every style and script, MathJax
+  included), served and from the static server. Target: the panel in at
+  most 200 ms.
 * **a run from the page against ``lupikit run``**: the same quick notebook
   (``twinsvm/pinball_loss``, 40 training points, 2 repetitions) run by the
   command, in a process of its own as a user types it, and from the page
@@ -25,7 +26,8 @@ Chromium, driven by Playwright, measures:
   id each), and every run must be done.
 
 The record (``_record.py``) is ``results/benchmarks/serve.json``: values
-``page_ms``, ``static_page_ms``, ``command_seconds``, ``page_run_seconds``,
+``page_ms`` (the panel ready), ``page_load_ms`` (its load event),
+``static_page_ms``, ``command_seconds``, ``page_run_seconds``,
 ``run_overhead_seconds``, ``ten_runs_wall_seconds``, ``ten_runs_done``,
 ``ten_runs_seeds_once`` ("yes"/"no"), ``ten_runs_kernels``,
 ``page_target_met`` and ``run_target_met`` ("yes"/"no"); tables
@@ -120,20 +122,25 @@ def main(argv=None):
                 "--no-sandbox", "--disable-gpu", "--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1"])
             tab = browser.new_page()
             tab.goto(f"{base}/index.html?token={token}")  # the cookie; then the page, once cold
-            served, plain = [], []
+            served, served_loads, plain = [], [], []
             for i in range(repeats + 1):
                 tab.goto(f"{base}/notebooks/{NOTEBOOK}.html")
                 tab.wait_for_function("() => document.documentElement.dataset.lupikitPanelReady")
                 ms = float(tab.evaluate("document.documentElement.dataset.lupikitPanelReady"))
+                tab.wait_for_load_state("load")
+                served_load = float(tab.evaluate("performance.getEntriesByType('navigation')[0].loadEventEnd"))
                 tab.goto(f"http://127.0.0.1:{static.server_address[1]}/notebooks/{NOTEBOOK}.html")
                 tab.wait_for_load_state("load")
                 static_ms = float(tab.evaluate(
                     "performance.getEntriesByType('navigation')[0].loadEventEnd"))
-                page_rows.append([i + 1, "cold" if i == 0 else "warm", round(ms, 1), round(static_ms, 1)])
+                page_rows.append([i + 1, "cold" if i == 0 else "warm", round(ms, 1), round(served_load, 1),
+                                  round(static_ms, 1)])
                 if i:
                     served.append(ms)
+                    served_loads.append(served_load)
                     plain.append(static_ms)
-                print(f"page {i + 1}: panel ready at {ms:.0f} ms (static page loaded at {static_ms:.0f} ms)")
+                print(f"page {i + 1}: panel ready at {ms:.0f} ms, loaded at {served_load:.0f} ms (static page "
+                      f"loaded at {static_ms:.0f} ms)")
             # a run from the page against the command, alternately
             command_s, page_s = [], []
             for i in range(repeats):
@@ -190,17 +197,21 @@ def main(argv=None):
         os.environ.update(environ)
         shutil.rmtree(tmp, ignore_errors=True)
     page_ms, static_ms = statistics.median(served), statistics.median(plain)
+    load_ms = statistics.median(served_loads)
     cmd, pg = statistics.median(command_s), statistics.median(page_s)
-    for key, v in (("page_ms", round(page_ms, 1)), ("static_page_ms", round(static_ms, 1)),
+    for key, v in (("page_ms", round(page_ms, 1)), ("page_load_ms", round(load_ms, 1)),
+                   ("static_page_ms", round(static_ms, 1)),
                    ("command_seconds", round(cmd, 2)), ("page_run_seconds", round(pg, 2)),
                    ("run_overhead_seconds", round(pg - cmd, 2)), ("ten_runs_wall_seconds", round(wall, 1)),
                    ("ten_runs", len(new)), ("ten_runs_done", done), ("ten_runs_seeds_once", "yes" if once else "no"),
                    ("ten_runs_kernels", len(pids)), ("page_target_met", "yes" if page_ms <= 200 else "no"),
                    ("run_target_met", "yes" if pg - cmd <= 2.0 else "no")):
         record.value(key, v)
-    record.table("page_loads", "a notebook page: when its panel was ready (served), and when the same page "
-                               "had loaded from a static file server (ms from the navigation's start)",
-                 ["load", "cache", "served, panel ready (ms)", "static, loaded (ms)"], page_rows)
+    record.table("page_loads", "a notebook page: when its panel was ready and when it had loaded (its load "
+                               "event: styles, scripts, MathJax's), served, and when the same page had loaded "
+                               "from a static file server (ms from the navigation's start)",
+                 ["load", "cache", "served, panel ready (ms)", "served, loaded (ms)", "static, loaded (ms)"],
+                 page_rows)
     record.table("run_pairs", "the same quick run (twinsvm/pinball_loss, n_train 40, n_reps 2): lupikit run "
                               "in its own process, and from the page (start to done), wall seconds",
                  ["pair", "lupikit run (s)", "from the page (s)"], run_rows)

@@ -474,3 +474,16 @@ def test_the_cells_of_a_notebook_are_its_code_cells(live_server):
     assert status == 200 and [c["source"] for c in cells] == [src for _, src in QUICK]
     assert cells[0]["tags"] == ["parameters"]
     assert request(port, "GET", "/api/notebooks/toy/quick/cells")[0] == 403
+
+
+def test_the_form_in_the_page_cannot_close_its_script():
+    from lupikit._book.server import _with_panel
+
+    form = {"parameters": [{"name": "x", "help": "</script><script>alert(1)</script>"}]}
+    page = _with_panel('<html><head><meta charset="utf-8"><title>t</title></head><body></body></html>',
+                       "a/b", "tok", form)
+    assert page.count("</script>") == 4  # the three scripts' and the form's own
+    data = page.split('id="lupikit-form">', 1)[1].split("</script>", 1)[0]
+    assert json.loads(data) == form
+    # the panel's scripts come right after the charset, before the book's own
+    assert page.index('<meta charset="utf-8">') < page.index("dom.js") < page.index("<title>")

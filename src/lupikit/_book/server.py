@@ -431,13 +431,20 @@ class _Page(_Files):
         short = self._short(abspath)
         if short is None:
             return super().get_content(abspath, start, end)
-        html = Path(abspath).read_text(encoding="utf-8")
-        return _with_panel(html, short, self.conf["token"]).encode("utf-8")
+        if getattr(self, "_page", None) is None:
+            html = Path(abspath).read_text(encoding="utf-8")
+            form = form_spec(self.conf["notebooks"] / f"{short}.ipynb")
+            self._page = _with_panel(html, short, self.conf["token"], form).encode("utf-8")
+        return self._page
 
     def get_content_size(self):
         if self._short(self.absolute_path) is None:
             return super().get_content_size()
         return len(self.get_content(self.absolute_path))
+
+    def get_content_type(self):
+        kind = super().get_content_type()
+        return f"{kind}; charset=utf-8" if kind == "text/html" else kind
 
     def compute_etag(self):
         return None  # the page sent carries this run's token
@@ -451,16 +458,26 @@ class _Page(_Files):
         return short if (self.conf["notebooks"] / f"{short}.ipynb").is_file() else None
 
 
-def _with_panel(html, short, token):
-    """A notebook page with what the panel needs before ``</head>``."""
-    head = (f'<meta name="lupikit-notebook" content="{short}">\n'
-            f'<meta name="lupikit-token" content="{token}">\n'
-            '<link rel="stylesheet" href="/_lupikit/panel.css">\n'
-            '<script src="/_lupikit/dom.js" defer></script>\n'
-            '<script src="/_lupikit/panel.js" defer></script>\n'
-            '<script src="/_lupikit/live.js" defer></script>\n')
+def _with_panel(html, short, token, form):
+    """A notebook page with what the panel needs: its scripts first in ``<head>``, the form before ``</head>``.
+
+    The panel's scripts come before the book's own deferred ones (MathJax
+    above all), so that the panel is built as soon as the page is parsed;
+    the form is in the page, so that it needs no request of its own.
+    """
+    first = (f'<meta name="lupikit-notebook" content="{short}">\n'
+             f'<meta name="lupikit-token" content="{token}">\n'
+             '<link rel="stylesheet" href="/_lupikit/panel.css">\n'
+             '<script src="/_lupikit/dom.js" defer></script>\n'
+             '<script src="/_lupikit/panel.js" defer></script>\n'
+             '<script src="/_lupikit/live.js" defer></script>\n')
+    data = json.dumps(form).replace("</", "<\\/")
+    last = f'<script type="application/json" id="lupikit-form">{data}</script>\n'
     at = html.find("</head>")
-    return html[:at] + head + html[at:] if at >= 0 else head + html
+    html = html[:at] + last + html[at:] if at >= 0 else last + html
+    charset = re.search(r"<meta\s+charset=[^>]*>", html, re.IGNORECASE)
+    head = charset.end() if charset else (html.find("<head>") + len("<head>") if "<head>" in html else 0)
+    return html[:head] + "\n" + first + html[head:]
 
 
 class _Own(_Files):

@@ -138,6 +138,15 @@
     }
   }
 
+  function copy_button(text) {
+    const button = el("button", { type: "button", class: "lupikit-copy", text: "copy" });
+    button.addEventListener("click", async () => {
+      try { await navigator.clipboard.writeText(text); button.textContent = "copied"; }
+      catch (e) { button.textContent = "select the command and copy it"; }
+    });
+    return button;
+  }
+
   function fmt(x) { return x === null || x === undefined ? "" : (typeof x === "number" ? x.toPrecision(4) : String(x)); }
 
   function claims_table(claims) {
@@ -181,7 +190,7 @@
         const links = el("p", {});
         if (s.page) links.append(el("a", { href: s.page, text: "the executed notebook's page" }), " · ");
         if (s.notebook_file) links.append(el("a", { href: s.notebook_file, text: "download (.ipynb)" }), " · ");
-        links.append(el("code", { text: s.command }));
+        links.append(el("code", { text: s.command }), " ", copy_button(s.command));
         result.replaceChildren(links, claims_table(s.claims || []));
         return;
       }
@@ -213,9 +222,14 @@
   }
 
   async function start() {
-    const response = await fetch(`${api}/form`, { credentials: "same-origin" });
-    if (!response.ok) return;
-    const panel = build(await response.json());
+    const inline = document.getElementById("lupikit-form");  // the server puts the form in the page
+    let form = inline ? JSON.parse(inline.textContent) : null;
+    if (form === null) {
+      const response = await fetch(`${api}/form`, { credentials: "same-origin" });
+      if (!response.ok) return;
+      form = await response.json();
+    }
+    const panel = build(form);
     article().prepend(panel);
     // when the panel was ready, in ms from the navigation's start (benchmarks/bench_serve.py reads it)
     document.documentElement.dataset.lupikitPanelReady = String(Math.round(performance.now()));
