@@ -87,17 +87,12 @@ def test_parameters_cell_parses_in_papermill_too(path):
 
 #: the width of the book's code column: a longer code line wraps on the page
 CODE_COLUMN = 100
-#: notebooks whose code is not wrapped to the code column yet (left untouched while their paper-scale
-#: runs execute); each leaves this tuple once its long lines are wrapped
-_NOT_YET_WRAPPED = ("twinsvm/selection",)
 
 
 @pytest.mark.parametrize("path", ALL, ids=ALL_IDS)
 def test_code_lines_fit_the_code_column(path):
     """Every line of a notebook's code is at most ``CODE_COLUMN`` characters long."""
     name = path.relative_to(ROOT / "notebooks").with_suffix("").as_posix()
-    if name in _NOT_YET_WRAPPED:
-        pytest.skip("not wrapped to the code column yet (_NOT_YET_WRAPPED)")
     nb = json.loads(path.read_text(encoding="utf-8"))
     long = [f"  cell {k} (id {cell.get('id')}), line {j}: {len(line)} characters: {line[:60]}..."
             for k, cell in enumerate(nb["cells"]) if cell["cell_type"] == "code"
