@@ -210,6 +210,33 @@ def test_html_loads_no_external_scripts_styles_or_fonts(built_book):
     assert not offenders, offenders
 
 
+def external_in_scripts(html):
+    """The addresses of other hosts that a page's scripts name, in their code or their ``src``."""
+    found = []
+    for m in re.finditer(r"<script\b([^>]*)>(.*?)</script>", html, re.S | re.I):
+        found += [u for u in re.findall(r"(?:https?:)?//[\w.-]+(?::\d+)?/[^\s\"'<>]*", m.group(1) + m.group(2))
+                  if external(["http:" + u if u.startswith("//") else u])]
+    return found
+
+
+def test_the_script_check_finds_a_cdn_address_in_inline_code():
+    page = ('<script>const THEBE_JS_URL = "https://unpkg.com/thebe@0.8.2/lib/index.js"</script>'
+            '<script src="_static/x.js"></script><script>fetch("http://127.0.0.1:8000/a")</script>')
+    assert external_in_scripts(page) == ["https://unpkg.com/thebe@0.8.2/lib/index.js"]
+
+
+@book
+def test_no_script_names_another_host(built_book):
+    """No page's scripts name a CDN, in their ``src`` or their code (sphinx-thebe's THEBE_JS_URL did)."""
+    offenders = {}
+    for page in built_book.rglob("*.html"):
+        html = page.read_text(errors="replace")
+        found = external_in_scripts(html) + (["THEBE_JS_URL"] if "THEBE_JS_URL" in html else [])
+        if found:
+            offenders[str(page.relative_to(built_book))] = sorted(set(found))
+    assert not offenders, offenders
+
+
 @book
 @pytest.mark.parametrize("page", MATH_PAGES)
 def test_browser_typesets_math_offline(page, built_book, server, chromium, tmp_path):
@@ -1111,6 +1138,24 @@ def test_the_trace_detector_finds_history_and_paths(tmp_path):
 def test_no_page_speaks_of_the_projects_history_or_the_build_machine(built_book):
     traces = _build_traces(built_book)
     assert not traces, "\n".join(traces[:30])
+
+
+@book
+def test_every_page_names_the_repository_and_the_commit_it_was_built_from(built_book):
+    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True,
+                            text=True).stdout.strip()
+    # (every page but the redirect to the first page, and the theme's own HTML fragments)
+    pages = [p for p in built_book.rglob("*.html")
+             if p.relative_to(built_book) != Path("index.html") and p.relative_to(built_book).parts[0] != "_static"]
+    assert len(pages) > 50
+    missing = []
+    for page in pages:
+        footer = re.search(r'<p class="lupikit-source">(.*?)</p>', page.read_text(encoding="utf-8"), re.S)
+        if footer is None or "lupikit" not in footer.group(1) or (commit and f"<code>{commit}</code>"
+                                                                   not in footer.group(1)):
+            missing.append(str(page.relative_to(built_book)))
+    assert not missing, f"pages without the repository and commit {commit!r} in their footer: {missing[:10]}"
+
 
 
 def test_every_notebook_figure_has_a_caption_and_an_alt_text():

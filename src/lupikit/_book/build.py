@@ -232,6 +232,9 @@ def build(paths, jobs, preset="default"):
     t1 = time.perf_counter()
     notebooks = toc_notebooks(paths)
     write_pages(paths, executed_default(paths, notebooks), "default", notebooks, log=_log)
+    # Sphinx's viewcode writes a module's source page only when the module is newer than the
+    # page: pages of an earlier build would keep that build's header and footer
+    shutil.rmtree(paths.html / "_modules", ignore_errors=True)
     returncode = jupyter_book(paths.root)
     t2 = time.perf_counter()
     print(
