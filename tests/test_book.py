@@ -357,6 +357,40 @@ def test_pdf_holds_the_whole_book_with_typeset_math(built_pdf):
     assert text.count("At the paper preset.") >= 40
 
 
+@book
+def test_the_pdf_has_a_bookmark_per_part_and_chapter(built_pdf):
+    import yaml
+    from test_book_static import pdf_outline
+
+    def words(title):  # (Chromium joins a title's lines without a space)
+        return re.sub(r"\s+", "", title)
+
+    outline = {words(title): children for title, children in pdf_outline(built_pdf)}
+    toc = yaml.safe_load((ROOT / "_toc.yml").read_text())
+    for part in toc["parts"]:
+        assert words(part["caption"]) in outline, (part["caption"], list(outline))
+        assert len(outline[words(part["caption"])]) >= len(part["chapters"]), part["caption"]
+
+
+@book
+def test_every_page_links_the_pdf_at_a_destination_it_has(built_pdf):
+    """After ``make pdf``, the HTML book holds the PDF, and each page opens it at its own named destination."""
+    assert (HTML / "lupikit.pdf").read_bytes() == built_pdf.read_bytes()
+    dests = set(re.findall(r'"(document-[^"]+)"', subprocess.run(
+        ["pdfinfo", "-dests", str(built_pdf)], capture_output=True, text=True, check=True).stdout))
+    pages = [p for p in HTML.rglob("*.html") if _download_links(p)]  # (the book's pages, not the indexes)
+    assert len(pages) > 50
+    for page in pages:
+        rel = page.relative_to(HTML)
+        docname = rel.with_suffix("").as_posix()
+        links = [link for link in _download_links(page) if "lupikit.pdf#" in link]
+        if docname == "book/index":  # (the first page is the single page's own start)
+            assert links == ["../lupikit.pdf#page=1"], links
+            continue
+        assert links == ["../" * (len(rel.parts) - 1) + f"lupikit.pdf#nameddest=document-{docname}"], (page, links)
+        assert f"document-{docname}" in dests, docname
+
+
 @pytest.fixture(scope="module")
 def student_edition(built_book, chromium, tmp_path_factory):
     """``lupikit classroom build`` with the student book (HTML and PDF), from the built book's cache."""
@@ -1155,6 +1189,29 @@ def test_every_page_names_the_repository_and_the_commit_it_was_built_from(built_
                                                                    not in footer.group(1)):
             missing.append(str(page.relative_to(built_book)))
     assert not missing, f"pages without the repository and commit {commit!r} in their footer: {missing[:10]}"
+
+
+def _download_links(page):
+    """The addresses of a page's download menu (sphinx-book-theme's, extended by sphinx_downloads)."""
+    menu = re.search(r'<div class="dropdown dropdown-download-buttons">(.*?)</ul>', page.read_text(encoding="utf-8"),
+                     re.S)
+    return re.findall(r'<a href="([^"]+)"', menu.group(1)) if menu else []
+
+
+@book
+def test_every_notebook_page_offers_its_source_and_its_executed_notebook(built_book):
+    """Each notebook page links its ``.ipynb`` as written and as executed (beside the page, with outputs)."""
+    pages = sorted((built_book / "notebooks").rglob("*.html"))
+    assert len(pages) >= 20
+    for page in pages:
+        links = _download_links(page)
+        name = page.with_suffix(".ipynb").name
+        assert any(link.endswith(f"_sources/{page.relative_to(built_book).with_suffix('.ipynb').as_posix()}")
+                   for link in links), (page, links)
+        assert name in links, (page, links)
+        executed = json.loads(page.with_suffix(".ipynb").read_text(encoding="utf-8"))
+        outputs = [o for c in executed["cells"] if c["cell_type"] == "code" for o in c.get("outputs", [])]
+        assert outputs, f"{page.with_suffix('.ipynb')} has no outputs"
 
 
 

@@ -7,9 +7,13 @@ that passes is seen to fail without the extension:
 
 - ``sphinx_offline``: no page names sphinx-thebe's CDN;
 - ``sphinx_footer``: every page names the repository and its commit, never
-  a local path, and links an http(s) address without its credentials.
+  a local path, and links an http(s) address without its credentials;
+- ``sphinx_downloads``: a notebook page offers its executed notebook, written
+  beside it, and the book's PDF at that page;
+- the PDF: a bookmark per part and chapter (with Chromium, marked ``book``).
 """
 
+import json
 import re
 import shutil
 import subprocess
@@ -101,3 +105,94 @@ def test_every_page_names_the_repository_and_its_commit_but_no_local_path(checko
     # without the extension there is no footer (so the check can fail)
     html = (sphinx_build(checkout, tmp_path / "without", ["myst_parser"], theme) / "index.html").read_text()
     assert 'class="lupikit-source"' not in html
+
+
+# ---------------------------------------------------------------------------
+# sphinx_downloads: the executed notebook beside its page, the PDF at the page
+# ---------------------------------------------------------------------------
+
+
+def test_a_notebook_page_offers_its_executed_notebook_and_the_pdf_at_that_page(tmp_path):
+    """The book's notebooks come from a jupyter-cache, as in ``make book``: the copy has the cached outputs."""
+    pytest.importorskip("myst_nb")
+    pytest.importorskip("sphinx_book_theme")
+    import nbformat
+    from jupyter_cache import get_cache
+    from jupyter_cache.base import CacheBundleIn
+
+    src, build = tmp_path / "src", tmp_path / "_build"
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell("# A notebook\n\nText."),
+                                         nbformat.v4.new_code_cell("print(6 * 7)")])
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    (src / "notebooks").mkdir(parents=True)
+    nbformat.write(nb, src / "notebooks" / "a.ipynb")
+    executed = nbformat.from_dict(json.loads(nbformat.writes(nb)))
+    executed.cells[1].execution_count = 1
+    executed.cells[1].outputs = [nbformat.v4.new_output("stream", name="stdout", text="42\n")]
+    get_cache(str(build / "cache")).cache_notebook_bundle(CacheBundleIn(executed, str(src / "notebooks" / "a.ipynb")))
+    (build / "pdf").mkdir(parents=True)
+    (build / "pdf" / "lupikit.pdf").write_bytes(b"%PDF-1.4 stand-in")
+    pages = {"index.md": "# Book\n\n```{toctree}\nnotebooks/a\n```\n"}
+    conf = ("html_theme = 'sphinx_book_theme'\nnb_execution_mode = 'cache'\n"
+            f"nb_execution_cache_path = {str(build / 'cache')!r}\n")
+    out = sphinx_build(src, build / "html", ["myst_nb", "lupikit._book.sphinx_downloads"], conf, pages)
+    page = (out / "notebooks" / "a.html").read_text()
+    assert "42" in page  # (the page shows the cached output)
+    assert 'href="a.ipynb"' in page  # the executed notebook, beside the page
+    copy = json.loads((out / "notebooks" / "a.ipynb").read_text())
+    assert "".join(copy["cells"][1]["outputs"][0]["text"]) == "42\n"
+    assert 'href="../_sources/notebooks/a.ipynb"' in page  # the source stays offered
+    assert 'href="../lupikit.pdf#nameddest=document-notebooks/a"' in page
+    assert (out / "lupikit.pdf").read_bytes() == b"%PDF-1.4 stand-in"
+    # a page that is not a notebook offers the PDF but no executed notebook
+    index = (out / "index.html").read_text()
+    assert 'href="lupikit.pdf#page=1"' in index and "executed" not in index  # (the first page: the PDF's start)
+    # without a PDF beside the build, no page links one
+    (build / "pdf" / "lupikit.pdf").unlink()
+    out = sphinx_build(src, tmp_path / "other" / "html", ["myst_nb", "lupikit._book.sphinx_downloads"], conf)
+    assert "lupikit.pdf" not in (out / "notebooks" / "a.html").read_text()
+
+
+# ---------------------------------------------------------------------------
+# The PDF's bookmarks: a part's heading before its first chapter, and the outline
+# ---------------------------------------------------------------------------
+
+
+def pdf_outline(pdf):
+    """The PDF's bookmarks as ``[(title, [children])]`` (poppler's ``pdftohtml -xml``)."""
+    import xml.etree.ElementTree as ET
+
+    xml = subprocess.run(["pdftohtml", "-xml", "-i", "-stdout", "-q", "-f", "1", "-l", "1", str(pdf)],
+                         capture_output=True, text=True, check=True).stdout
+    root = ET.fromstring(xml.split("?>", 1)[1].split("]>", 1)[-1] if "<!DOCTYPE" in xml else xml)
+    outline = root.find("outline")
+
+    def read(node):
+        items, children = [], list(node)
+        for i, child in enumerate(children):
+            if child.tag == "item":
+                nested = children[i + 1] if i + 1 < len(children) and children[i + 1].tag == "outline" else None
+                items.append(((child.text or "").strip(), read(nested) if nested is not None else []))
+        return items
+
+    return [] if outline is None else read(outline)
+
+
+@pytest.mark.book
+def test_the_pdf_has_a_bookmark_per_part_and_chapter(tmp_path):
+    """A page of two parts printed as the book is: each part a bookmark, its chapters below it."""
+    from lupikit._book.pdf import print_page, with_part_headings
+
+    if shutil.which("chromium") is None or shutil.which("pdftohtml") is None:
+        pytest.skip("chromium and poppler-utils are needed (tools/ensure_system_packages.sh)")
+    body = "".join(f'<span id="document-{p}"></span><section><h2>{t}</h2><p>Text.</p></section>'
+                   for p, t in [("a1", "Chapter A1"), ("a2", "Chapter A2"), ("b1", "Chapter B1")])
+    page = with_part_headings(f"<html><body><h1>The book</h1>{body}</body></html>",
+                              [("Part A: first", "a1"), ("Part B: second", "b1")])
+    (tmp_path / "index.html").write_text(page)
+    assert print_page(tmp_path, "index.html", tmp_path / "out.pdf", tmp_path / "profile", budget_ms=5000) == 0
+    assert pdf_outline(tmp_path / "out.pdf") == [
+        ("The book", []),
+        ("Part A: first", [("Chapter A1", []), ("Chapter A2", [])]),
+        ("Part B: second", [("Chapter B1", [])]),
+    ]

@@ -6,7 +6,8 @@ holds public checks and, between ``### BEGIN HIDDEN TESTS`` and
 book runs them (its build checks that every solution passes) but shows, in
 place of each hidden region, one comment saying where it is
 (:func:`lupikit.classroom.hide_hidden_tests`), in its pages and in the
-notebooks its download buttons offer (``_sources``); the student edition
+notebooks its download menu offers (the sources in ``_sources``, the executed
+notebooks beside their pages); the student edition
 (``lupikit classroom``) drops it altogether. Listed in ``_config.yml`` under
 ``sphinx.extra_extensions``.
 """
@@ -30,10 +31,10 @@ def _strip(app, doctree):
 
 
 def _strip_sources(app, exception):
-    """The published copies of the notebooks (``_sources/**/*.ipynb``) without the hidden tests."""
+    """Every published copy of the notebooks (``**/*.ipynb`` in the output) without the hidden tests."""
     if exception is not None:
         return
-    for path in Path(app.outdir, "_sources").rglob("*.ipynb"):
+    for path in Path(app.outdir).rglob("*.ipynb"):
         text = path.read_text(encoding="utf-8")
         if "### BEGIN HIDDEN TESTS" not in text:
             continue
