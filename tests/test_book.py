@@ -1082,21 +1082,26 @@ def inspect_doc(cls):
 
 
 @book
-def test_the_api_page_names_every_fitted_attribute_exactly(built_book):
-    """Every public estimator's documented attributes appear on the API page under their exact names."""
+def test_the_api_pages_list_every_fitted_attribute_exactly_under_attributes(built_book):
+    """Every public estimator's documented attributes appear under "Attributes" on its module's API page."""
     import html as html_lib
 
-    page = (built_book / "book" / "api.html").read_text(encoding="utf-8")
-    names = set()
-    for block in re.findall(r'<dt class="field-(?:odd|even)">Variables<span.*?</dd>', page, re.S):
-        for item in re.findall(r"<li>(.*?)</li>", block, re.S) or [block]:
-            text = html_lib.unescape(re.sub(r"<[^>]+>", "", item)).strip()
-            names.add(text.split()[0] if text else "")
-    missing = [f"{path}.{n}" for path, cls in public_estimators().items()
-               for n in _documented_attributes(cls) if n not in names]
-    assert not missing, f"attributes missing or misnamed on the API page: {missing[:20]}"
-    shown = re.sub(r"<[^>]+>", "", page)  # (the install line is highlighted: a span per word)
-    assert "pip install" in shown and "Quick start" in shown
+    missing, private = [], []
+    for path, cls in public_estimators().items():
+        module, name = path.rsplit(".", 1)
+        page = (built_book / "book" / "api" / f"{module.removeprefix('lupikit.').replace('.', '-')}.html")
+        html = page.read_text(encoding="utf-8")
+        entry = html.split(f'id="{path}"', 1)[1].split('<dl class="py class">', 1)[0]
+        block = re.search(r'<dt class="field-(?:odd|even)">Attributes<span.*?</dd>', entry, re.S)
+        names = {html_lib.unescape(re.sub(r"<[^>]+>", "", item)).split()[0]
+                 for item in re.findall(r"<li>(.*?)</li>", block.group(0) if block else "", re.S)}
+        missing += [f"{path}.{n}" for n in _documented_attributes(cls) if n not in names]
+    for page in (built_book / "book" / "api").glob("*.html"):
+        private += re.findall(r'id="(lupikit\.(?:\w+\.)*_\w+)"', page.read_text(encoding="utf-8"))
+    assert not missing, f"attributes missing or misnamed on the API pages: {missing[:20]}"
+    assert not private, f"private names documented: {sorted(set(private))[:20]}"
+    shown = re.sub(r"<[^>]+>", "", (built_book / "book" / "api.html").read_text(encoding="utf-8"))
+    assert "pip install" in shown and "Quick start" in shown  # (the install line is highlighted: a span per word)
 
 
 def _markdown_sources():

@@ -10,10 +10,13 @@ that passes is seen to fail without the extension:
   a local path, and links an http(s) address without its credentials;
 - ``sphinx_downloads``: a notebook page offers its executed notebook, written
   beside it, and the book's PDF at that page;
+- the API reference: a page per public module, none for a private one;
 - the PDF: a bookmark per part and chapter (with Chromium, marked ``book``).
 """
 
+import importlib
 import json
+import pkgutil
 import re
 import shutil
 import subprocess
@@ -151,6 +154,49 @@ def test_a_notebook_page_offers_its_executed_notebook_and_the_pdf_at_that_page(t
     (build / "pdf" / "lupikit.pdf").unlink()
     out = sphinx_build(src, tmp_path / "other" / "html", ["myst_nb", "lupikit._book.sphinx_downloads"], conf)
     assert "lupikit.pdf" not in (out / "notebooks" / "a.html").read_text()
+
+
+# ---------------------------------------------------------------------------
+# The API reference: a page per public module, none for a private one
+# ---------------------------------------------------------------------------
+
+
+def public_modules():
+    """The library's public modules: no part of the name starts with ``_``, and the module has ``__all__``.
+
+    The ``lupikit`` command's modules, one per subcommand, are described on the command's page.
+    """
+    import lupikit
+
+    found = []
+    for info in pkgutil.walk_packages(lupikit.__path__, "lupikit."):
+        if any(part.startswith("_") for part in info.name.split(".")) or info.name.startswith("lupikit.cli."):
+            continue
+        if hasattr(importlib.import_module(info.name), "__all__"):
+            found.append(info.name)
+    return found
+
+
+def documented_modules():
+    """``{module: API page}`` of every ``automodule`` of the API pages."""
+    found = {}
+    for page in sorted((ROOT / "book" / "api").glob("*.md")):
+        for name in re.findall(r"^\.\. automodule:: (\S+)", page.read_text(encoding="utf-8"), re.M):
+            found.setdefault(name, page.relative_to(ROOT).as_posix())
+    return found
+
+
+def test_every_public_module_has_an_api_page_and_no_private_one_is_documented():
+    documented = documented_modules()
+    pages = {}
+    for module in public_modules():
+        assert module in documented, f"{module} has no API page (book/api/*.md)"
+        pages.setdefault(documented[module], []).append(module)
+    assert all(len(modules) == 1 for modules in pages.values()), f"one public module per page: {pages}"
+    private = [m for m in documented if any(part.startswith("_") for part in m.split("."))]
+    assert not private, f"private modules documented: {private}"
+    toc = (ROOT / "_toc.yml").read_text(encoding="utf-8")
+    assert all(f"file: {page.removesuffix('.md')}\n" in toc for page in pages), "every API page is in _toc.yml"
 
 
 # ---------------------------------------------------------------------------
