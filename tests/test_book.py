@@ -1219,6 +1219,15 @@ def test_every_notebook_page_offers_its_source_and_its_executed_notebook(built_b
         assert outputs, f"{page.with_suffix('.ipynb')} has no outputs"
 
 
+@book
+def test_a_page_that_names_a_class_in_its_prose_links_its_api_entry(built_book):
+    html = (built_book / "book" / "twinsvm" / "index.html").read_text(encoding="utf-8")
+    assert re.search(r'href="\.\./api/twinsvm\.html#lupikit\.twinsvm\.PrivilegedPinballTwinSVC"[^>]*>'
+                     r'<code class="[^"]*lupikit-api-link', html), "no link from the prose to the API entry"
+    linked = sum(page.read_text(encoding="utf-8").count("lupikit-api-link")
+                 for page in built_book.rglob("*.html"))
+    assert linked >= 100, linked
+
 
 def test_every_notebook_figure_has_a_caption_and_an_alt_text():
     """Figures a reader can cite (fast: the cells' metadata, read by myst-nb; the build numbers each

@@ -10,6 +10,7 @@ that passes is seen to fail without the extension:
   a local path, and links an http(s) address without its credentials;
 - ``sphinx_downloads``: a notebook page offers its executed notebook, written
   beside it, and the book's PDF at that page;
+- ``sphinx_api_links``: a class named in the prose links its API entry;
 - the API reference: a page per public module, none for a private one;
 - the PDF: a bookmark per part and chapter (with Chromium, marked ``book``).
 """
@@ -154,6 +155,55 @@ def test_a_notebook_page_offers_its_executed_notebook_and_the_pdf_at_that_page(t
     (build / "pdf" / "lupikit.pdf").unlink()
     out = sphinx_build(src, tmp_path / "other" / "html", ["myst_nb", "lupikit._book.sphinx_downloads"], conf)
     assert "lupikit.pdf" not in (out / "notebooks" / "a.html").read_text()
+
+
+# ---------------------------------------------------------------------------
+# sphinx_api_links: the prose links the API where it names a class
+# ---------------------------------------------------------------------------
+
+
+API_PAGE = """# API
+
+```{py:module} lupikit.fake
+```
+
+```{py:class} Estimator(alpha=1.0)
+
+An estimator.
+```
+
+```{py:function} helper_function(x)
+
+A helper; `Estimator` is named in its own entry's neighbour.
+```
+"""
+
+PROSE_PAGE = """# Prose
+
+Fit `Estimator`, `lupikit.fake.Estimator` or `Estimator(alpha=2)`, with `helper_function` in
+`lupikit.fake`; `fit`, `Unknown` and `lupikit._private` are not public names.
+
+```python
+Estimator()  # code, not prose
+```
+"""
+
+
+def test_a_page_that_names_a_class_in_its_prose_links_its_api_entry(tmp_path):
+    pages = {"index.md": "# Book\n\n```{toctree}\napi\nprose\n```\n", "api.md": API_PAGE, "prose.md": PROSE_PAGE}
+    out = sphinx_build(tmp_path / "src", tmp_path / "with", ["myst_parser", "lupikit._book.sphinx_api_links"],
+                       pages=pages)
+    html = (out / "prose.html").read_text()
+    links = re.findall(r'<a class="reference internal" href="api.html#([^"]+)"[^>]*><code[^>]*>(.*?)</code></a>',
+                       html, re.S)
+    linked = {re.sub(r"<[^>]+>", "", text): target for target, text in links}
+    assert linked == {"Estimator": "lupikit.fake.Estimator", "lupikit.fake.Estimator": "lupikit.fake.Estimator",
+                      "Estimator(alpha=2)": "lupikit.fake.Estimator",
+                      "helper_function": "lupikit.fake.helper_function", "lupikit.fake": "module-lupikit.fake"}
+    assert html.count('href="api.html#') == len(links)  # (the code block links nothing)
+    # without the extension the prose links nothing (so the check can fail)
+    out = sphinx_build(tmp_path / "src", tmp_path / "without", ["myst_parser"])
+    assert 'href="api.html#' not in (out / "prose.html").read_text()
 
 
 # ---------------------------------------------------------------------------

@@ -26,7 +26,11 @@ One concept per module:
 ``scorecard``      the scorecard page and its picture, from the records
 ``pages``          every generated page of the book (``book/_generated``)
 ``build``          the executed book (jupyter-cache, then jupyter-book)
-``pdf``            the book as one PDF
+``pdf``            the book as one PDF, with bookmarks per part and chapter
+``sphinx_*``       the book's Sphinx extensions (``_config.yml``): recorded
+                   values (``results``), the editions' hidden tests, figures,
+                   per-part numbering, no CDN (``offline``), the footer
+                   naming the repository, the download menu, API links
 ``student``        the student edition's book, checked for solution text
 ``errors``         :class:`~.errors.BookError`, reported without a traceback
 =================  ==========================================================
