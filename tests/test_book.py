@@ -1220,6 +1220,19 @@ def test_every_notebook_page_offers_its_source_and_its_executed_notebook(built_b
 
 
 @book
+def test_the_reproducing_page_renders_how_many_notebooks_met_the_minute(built_book):
+    """The minute is the default preset's, and how many notebooks met it is the build's count, rendered."""
+    times = json.loads((ROOT / "_build" / "notebook-times.json").read_text())
+    within = sum(1 for r in times["notebooks"] if r["seconds"] is not None and r["seconds"] <= BUDGET_SECONDS)
+    html = (built_book / "book" / "reproducing.html").read_text(encoding="utf-8")
+    article = html.split('<article class="bd-article">', 1)[1].split("</article>", 1)[0]
+    opening = article.split('id="build-the-book"', 1)[0]  # (before the first section)
+    text = " ".join(re.sub(r"<[^>]+>", " ", opening).split())
+    assert f"{within} of the {len(times['notebooks'])} notebooks ran with the default preset within 60 s" in text
+    assert "default preset" in text and "paper preset" in text and 'href="execution.html"' in opening
+
+
+@book
 def test_a_page_that_names_a_class_in_its_prose_links_its_api_entry(built_book):
     html = (built_book / "book" / "twinsvm" / "index.html").read_text(encoding="utf-8")
     assert re.search(r'href="\.\./api/twinsvm\.html#lupikit\.twinsvm\.PrivilegedPinballTwinSVC"[^>]*>'

@@ -8,6 +8,8 @@
   at the default preset (when, how long, whether it passed, its claims) and its
   paper-scale record (when, at which seeds, how long, whether it is current);
 - the runtimes of the paper presets (``paper_runtimes.md``);
+- how many notebooks ran within the default preset's budget (``budget.md``,
+  one sentence of the "Reproducing and rerunning" page);
 - the Data page's tables (``data.md``, from the loaders' metadata);
 - the teaching page's table of exercises (``classroom.md``).
 
@@ -32,7 +34,7 @@ from .records import read_paper_result, staleness, with_current_prose
 from .headlines import REPORTS, landing_markdown, part_headline_markdown
 from .scorecard import SCORECARD_FIGURE, scorecard_markdown, verdict_counts, verdict_figure
 
-__all__ = ["execution_markdown", "paper_runtimes_markdown", "write_classroom_table",
+__all__ = ["budget_markdown", "execution_markdown", "paper_runtimes_markdown", "write_classroom_table",
            "write_data_page", "write_pages"]
 
 
@@ -89,6 +91,7 @@ def write_pages(paths, executed, preset, notebooks, log=print):
     times = json.loads(paths.times_json.read_text()) if paths.times_json.is_file() else {}
     (paths.generated / "execution.md").write_text(
         execution_markdown([paths.short(nb) for nb in notebooks], times, data, records))
+    (paths.generated / "budget.md").write_text(budget_markdown(times) + "\n")
     write_data_page(paths, log)
     write_classroom_table(paths, notebooks)
     counts = verdict_counts(data)
@@ -99,6 +102,51 @@ def write_pages(paths, executed, preset, notebooks, log=print):
 
 def _duration(seconds):
     return f"{seconds / 60:.1f} min" if seconds >= 90 else f"{seconds:.0f} s"
+
+
+def budget_markdown(times):
+    """How many notebooks ran with the default preset within its budget, in the executions the book shows.
+
+    ``times``: ``_build/notebook-times.json`` (may be empty). A sentence with
+    a link to the execution status page, which gives each time.
+
+    Examples
+    --------
+    >>> times = {"budget_seconds": 60.0, "notebooks_at_once": 2, "notebooks": [
+    ...     {"notebook": "a/x", "seconds": 20.5}, {"notebook": "a/y", "seconds": 75.0},
+    ...     {"notebook": "a/z", "seconds": None}]}
+    >>> print(budget_markdown(times))  # doctest: +NORMALIZE_WHITESPACE
+    In the executions this book shows, 1 of the 3 notebooks ran with the default preset within
+    60 s, two at a time beside other work on the machine; `a/y` (75 s) took longer, and `a/z`
+    failed. The {doc}`/book/execution` page gives each notebook's time.
+    >>> budget_markdown({})
+    'No notebook of this build was timed: the {doc}`/book/execution` page says why.'
+    """
+    rows = times.get("notebooks") or []
+    budget = times.get("budget_seconds")
+    if not rows or not budget:
+        return "No notebook of this build was timed: the {doc}`/book/execution` page says why."
+    within = [r for r in rows if r["seconds"] is not None and r["seconds"] <= budget]
+    over = [f"`{r['notebook']}` ({_duration(r['seconds'])})" for r in rows
+            if r["seconds"] is not None and r["seconds"] > budget]
+    failed = [f"`{r['notebook']}`" for r in rows if r["seconds"] is None]
+    at_once = times.get("notebooks_at_once") or 1
+    text = (f"In the executions this book shows, {len(within)} of the {len(rows)} notebooks ran with the "
+            f"default preset within {_duration(budget)}, "
+            + ("one at a time" if at_once == 1 else f"{_NUMBER_WORDS.get(at_once, at_once)} at a time")
+            + " beside other work on the machine")
+    if over:
+        text += f"; {_listed(over)} took longer"
+    if failed:
+        text += f"{',' if over else ';'} and {_listed(failed)} failed"
+    return text + ". The {doc}`/book/execution` page gives each notebook's time."
+
+
+_NUMBER_WORDS = {2: "two", 3: "three", 4: "four"}
+
+
+def _listed(items):
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
 
 
 def paper_runtimes_markdown(records):
