@@ -1145,25 +1145,36 @@ HISTORY_PHRASES = re.compile(r"\b(earlier versions? of|previous version|now ha(?
 MACHINE_PATH = re.compile(r"(?<![\w.:/~])/(?:work|home|tmp|Users|root|mnt|var|opt)/[\w.-]+")
 
 
-def _reader_text(page):
-    """The text a reader sees on a built page, without scripts, styles and code blocks."""
+def _reader_text(page, prose=False):
+    """The text a reader sees on a built page, without scripts, styles and code blocks.
+
+    ``prose``: without inline code and math either.
+    """
     import html as html_lib
 
     text = page.read_text(encoding="utf-8", errors="replace")
-    text = re.sub(r"<(script|style|pre)\b.*?</\1>", " ", text, flags=re.S)
+    text = re.sub(r"<(script|style|pre|code)\b.*?</\1>" if prose else r"<(script|style|pre)\b.*?</\1>", " ", text,
+                  flags=re.S)
+    if prose:
+        text = re.sub(r'<(span|div) class="math\b[^"]*">.*?</\1>', " ", text, flags=re.S)
     return html_lib.unescape(re.sub(r"<[^>]+>", " ", text))
 
 
-def _build_traces(html_root):
+def _find_in_pages(html_root, patterns, prose=False):
+    """``page: …context…`` of every match of ``patterns`` in the text of the book's pages."""
     found = []
     for page in sorted(html_root.rglob("*.html")):
         rel = page.relative_to(html_root)
         if rel.parts[0] in ("_modules", "_static", "_sources"):
             continue
-        text = _reader_text(page)
-        for m in [*HISTORY_PHRASES.finditer(text), *MACHINE_PATH.finditer(text)]:
+        text = _reader_text(page, prose)
+        for m in (m for pattern in patterns for m in pattern.finditer(text)):
             found.append(f"{rel}: …{text[max(0, m.start() - 50):m.end() + 30]}…".replace("\n", " "))
     return found
+
+
+def _build_traces(html_root):
+    return _find_in_pages(html_root, [HISTORY_PHRASES, MACHINE_PATH])
 
 
 def test_the_trace_detector_finds_history_and_paths(tmp_path):
@@ -1177,6 +1188,30 @@ def test_the_trace_detector_finds_history_and_paths(tmp_path):
 def test_no_page_speaks_of_the_projects_history_or_the_build_machine(built_book):
     traces = _build_traces(built_book)
     assert not traces, "\n".join(traces[:30])
+
+
+#: MyST syntax left as text: a role or directive name in braces (``{doc}``, ``{claims-table}``)
+RAW_ROLE = re.compile(r"(?<![\w\\])\{[a-z][a-z0-9]*(?:[:-][a-z0-9]+)*\}")
+
+
+def _raw_roles(html_root):
+    return _find_in_pages(html_root, [RAW_ROLE], prose=True)
+
+
+def test_the_raw_role_detector_finds_myst_syntax_left_as_text(tmp_path):
+    (tmp_path / "a.html").write_text(
+        '<p>As shown ({claims-table} below) and in {doc}`x`.</p><code>{doc}`y`</code>'
+        '<span class="math notranslate nohighlight">\\(\\mathrm{minrel}(j) = \\{j\\}\\)</span>'
+        "<p>Sets {0, 1} and {'a'}.</p><pre>{ref}`z`</pre>")
+    found = _raw_roles(tmp_path)
+    assert len(found) == 2 and "{claims-table}" in found[0] and "{doc}" in found[1]
+
+
+@book
+def test_no_page_shows_a_role_or_directive_as_text(built_book):
+    """A role MyST did not read (``({claims-table} below)``) prints as its source: none may be left."""
+    raw = _raw_roles(built_book)
+    assert not raw, "\n".join(raw[:30])
 
 
 @book
