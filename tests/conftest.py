@@ -10,6 +10,7 @@ solver)::
     LUPIKIT_HYPOTHESIS=slow pytest -m property -n 2 tests
 """
 
+import contextlib
 import os
 from pathlib import Path
 
@@ -30,26 +31,48 @@ settings.register_profile("slow", max_examples=int(os.environ.get("LUPIKIT_HYPOT
 settings.load_profile(os.environ.get("LUPIKIT_HYPOTHESIS", "ci"))
 
 
+@contextlib.contextmanager
+def _book_lock(shared):
+    """The built book's lock: shared while a test serves or reads it, exclusive while a build rewrites it."""
+    import fcntl
+
+    build = ROOT / "_build"
+    build.mkdir(exist_ok=True)
+    with open(build / ".book-build.lock", "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_SH if shared else fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
+
+
+@pytest.fixture(scope="session")
+def book_lock():
+    """``book_lock(shared)``: a context manager holding the built book's lock (see :func:`built_book`)."""
+    return _book_lock
+
+
 @pytest.fixture(scope="session")
 def built_book():
     """The executed book, built once per test run: ``_build/html``.
 
     Several test modules read it (the book's pages, the served book in a
-    browser) and pytest-xdist may run them on different workers at once: the
-    first to come builds it under a lock, the others wait and find it built
-    (a marker names this test run).
+    browser, the PDF, which rebuilds it to link itself) and pytest-xdist may
+    run them on different workers at once: the first to come builds it under
+    an exclusive lock and marks it built for this test run; a module that
+    serves it holds the lock shared meanwhile (``book_lock(True)``), and the
+    PDF's rebuild takes it exclusive (``book_lock(False)``).
     """
-    import fcntl
     import subprocess
     import sys
     import time
 
     build = ROOT / "_build"
-    build.mkdir(exist_ok=True)
     run = os.environ.get("PYTEST_XDIST_TESTRUNUID") or f"pid{os.getpid()}"
     marker = build / f".book-built-{run}"
-    with open(build / ".book-build.lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
+    if marker.is_file():
+        return build / "html"
+    with _book_lock(shared=False):
         if not marker.is_file():
             for old in build.glob(".book-built-*"):
                 old.unlink()

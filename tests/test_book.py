@@ -324,13 +324,14 @@ def test_runtime_table_is_generated_from_the_results(built_book):
 
 
 @pytest.fixture(scope="module")
-def built_pdf(built_book, chromium):
+def built_pdf(built_book, chromium, book_lock):
     if shutil.which("pdftotext") is None:
         if os.environ.get("CI"):
             pytest.fail("pdftotext is required in CI (tools/ensure_system_packages.sh installs poppler-utils)")
         pytest.skip("pdftotext is not installed (run tools/ensure_system_packages.sh)")
-    proc = subprocess.run([sys.executable, "-m", "lupikit._book", "pdf"],
-                          cwd=ROOT, capture_output=True, text=True)
+    with book_lock(shared=False):  # it rebuilds the HTML book to link the PDF: not while another test serves it
+        proc = subprocess.run([sys.executable, "-m", "lupikit._book", "pdf"],
+                              cwd=ROOT, capture_output=True, text=True)
     (ROOT / "_build" / "pdf-build.log").write_text(proc.stdout + proc.stderr)
     assert proc.returncode == 0, (proc.stdout + proc.stderr)[-5000:]
     return ROOT / "_build" / "pdf" / "lupikit.pdf"

@@ -31,7 +31,7 @@ pytestmark = pytest.mark.book  # a book build and a browser
 
 
 @pytest.fixture(scope="module")
-def site(built_book, tmp_path_factory):
+def site(built_book, book_lock, tmp_path_factory):
     """The built book served as ``lupikit serve`` serves it: ``(base url, token, queue, live kernels)``."""
     from lupikit._book.harness import prepare_kernels
     from lupikit._book.live import LiveKernels
@@ -56,7 +56,8 @@ def site(built_book, tmp_path_factory):
                          estimate=_estimator(paths))
         live = LiveKernels(limit=2)
         token = new_token()
-        with serving(make_app(built_book, ROOT / "notebooks", token, queue=queue, live=live)) as port:
+        with book_lock(shared=True), \
+                serving(make_app(built_book, ROOT / "notebooks", token, queue=queue, live=live)) as port:
             yield f"http://127.0.0.1:{port}", token, queue, live
             queue.shutdown()
 

@@ -161,6 +161,8 @@ class OrdinalLUPIResidualLP(ClassifierMixin, BaseEstimator):
     ----------
     classes_ : numpy.ndarray
         The ordered labels (int).
+    n_features_in_ : int
+        Number of features of ``X`` seen in ``fit``.
     coef_ : numpy.ndarray
         The weight vector ``w``, shape ``(n_features,)``.
     thresholds_ : numpy.ndarray

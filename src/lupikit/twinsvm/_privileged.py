@@ -48,6 +48,8 @@ class PCAPrivileged(TransformerMixin, BaseEstimator):
         The fitted PCA.
     scaler_ : StandardScaler or None
         Scaler fitted on ``X`` before the PCA (None if ``standardize=False``).
+    n_features_in_ : int
+        Number of features of ``X`` seen in ``fit``.
 
     Examples
     --------
@@ -125,6 +127,10 @@ class PCAPrivilegedClassifier(ClassifierMixin, BaseEstimator):
         The fitted clone.
     privileged_ : PCAPrivileged
         The fitted transformer.
+    classes_ : ndarray
+        Class labels (the fitted estimator's).
+    n_features_in_ : int
+        Number of features of ``X`` seen in ``fit``.
 
     Examples
     --------
