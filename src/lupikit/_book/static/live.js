@@ -26,7 +26,8 @@
       ui.status);
     toggle.addEventListener("change", () => (toggle.checked ? on() : off()));
     ui.runAll.addEventListener("click", runAll);
-    ui.restart.addEventListener("click", () => send({ type: "restart" }));
+    // the status says "restarting" at once, so that "kernel ready" means the new kernel
+    ui.restart.addEventListener("click", () => { setStatus("restarting…"); enable(false); send({ type: "restart" }); });
     ui.interrupt.addEventListener("click", () => send({ type: "interrupt" }));
     ui.toggle = toggle;
     return node;
