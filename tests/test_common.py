@@ -62,3 +62,52 @@ def test_every_public_estimator_is_checked(part):
     # a test wrapper that subclasses an estimator (to pass S or X*) checks it
     missing = sorted(c.__name__ for c in public if not any(issubclass(k, c) for k in checked))
     assert missing == [], f"{part}: public estimators without a check_estimator case: {missing}"
+
+
+def _public_classes():
+    return {obj for module in PARTS.values() for name in module.__all__
+            if inspect.isclass(obj := getattr(module, name)) and issubclass(obj, BaseEstimator)}
+
+
+def _fitted_inside(estimator, public, seen=None):
+    """The fitted public estimators in ``estimator`` and in what it holds (itself included)."""
+    seen = set() if seen is None else seen
+    if id(estimator) in seen:
+        return []
+    seen.add(id(estimator))
+    cls = next((c for c in type(estimator).__mro__ if c in public), None)  # (a test wrapper: its public base)
+    out = [(cls, estimator)] if cls is not None else []
+    for value in vars(estimator).values():
+        for item in value if isinstance(value, (list, tuple)) else [value]:
+            if isinstance(item, BaseEstimator):
+                out += _fitted_inside(item, public, seen)
+    return out
+
+
+@pytest.mark.parametrize("part, estimator, expected_failed_checks", CASES,
+                         ids=[f"{p}-{_label(e)}-{i}" for i, (p, e, _) in enumerate(CASES)])
+def test_every_fitted_attribute_is_documented(part, estimator, expected_failed_checks):
+    """What ``fit`` leaves on a public estimator (a name ending in ``_``) is listed under Attributes."""
+    import warnings
+
+    import numpy as np
+    from sklearn.base import clone, is_regressor
+
+    from test_book import _documented_attributes
+
+    rng = np.random.default_rng(np.random.SeedSequence(20261206))
+    X = rng.normal(size=(60, 4))
+    y = X[:, 0] + 0.5 * rng.normal(size=60)
+    if not is_regressor(estimator):
+        y = (y > np.median(y)).astype(int)
+    est = clone(estimator)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        est.fit(X, y)
+    undocumented, found = [], _fitted_inside(est, _public_classes())
+    assert found, "no fitted public estimator"
+    for cls, fitted in found:
+        names = set(_documented_attributes(cls))
+        undocumented += [f"{cls.__name__}.{k}" for k in vars(fitted)
+                         if k.endswith("_") and not k.startswith("_") and k not in names]
+    assert not undocumented, f"fitted attributes missing under Attributes: {sorted(set(undocumented))}"

@@ -151,6 +151,54 @@ def test_docstrings_comments_layout_renames_and_moves_stale_nothing(toy):
         assert not stale(recorded, nb), stale(recorded, nb).changed
 
 
+def test_a_docstring_assigned_as_dunder_doc_stales_nothing_but_an_attribute_does(toy):
+    pkg, alpha, beta, fp, stale = toy
+    _edit(pkg / "alpha/_model.py", '    """A model."""\n',
+          '    __doc__ = f"""A model.\n\n    {_ATTRS}"""\n    kind = "plain"\n')
+    _edit(pkg / "alpha/_model.py", "from ..shared import scale\n",
+          'from ..shared import scale\n\n_ATTRS = """Attributes\n    ----------\n    coef_ : float"""\n')
+    recorded = fp(alpha)
+    # the docstring and the text it is built from, edited: no number can change
+    _edit(pkg / "alpha/_model.py", "coef_ : float", "coef_ : float\n        The fitted sum.\n    k_ : int")
+    _edit(pkg / "alpha/_model.py", "A model.", "A toy model that sums.")
+    assert not stale(recorded, alpha), stale(recorded, alpha).changed
+    # another attribute of the class's body is code
+    _edit(pkg / "alpha/_model.py", 'kind = "plain"', 'kind = "fancy"')
+    assert "definition toypkg.alpha._model:Model" in stale(recorded, alpha).changed
+
+
+def test_a_record_of_the_previous_scheme_moves_only_if_its_code_is_unchanged(toy, tmp_path):
+    from lupikit.claims import PREVIOUS_SCHEME, migrate_fingerprint
+    from lupikit.cli.paper import migrate
+
+    pkg, alpha, beta, fp, stale = toy
+    _edit(pkg / "alpha/_model.py", '    """A model."""\n', '    __doc__ = """A model."""\n')
+    old = {nb: dict(code_fingerprint(nb, root=pkg, scheme=PREVIOUS_SCHEME), data={}, versions=None)
+           for nb in (alpha, beta)}
+    assert old[alpha]["scheme"] == PREVIOUS_SCHEME
+    # under today's scheme the old fingerprint is stale, and the check says how to move it
+    state = stale(old[alpha], alpha)
+    assert state and "--migrate-fingerprints" in state.changed[0]
+    moved, state = migrate_fingerprint(old[alpha], alpha, root=pkg)
+    assert not state and moved["scheme"] == SCHEME and moved["data"] == {}
+    assert not stale(moved, alpha) and moved["definitions"] != old[alpha]["definitions"]
+    # a body changed since the record ran: it stays stale, and nothing is moved
+    _edit(pkg / "beta/_other.py", "return scale(x) - 1", "return scale(x) - 2")
+    moved, state = migrate_fingerprint(old[beta], beta, root=pkg)
+    assert moved is None and "definition toypkg.beta._other:other" in state.changed
+    # the command moves the records of the installed package: a record of the library's own notebook
+    results, nbs = tmp_path / "results", ROOT / "notebooks"
+    short = "intro/lupi_setting"
+    (results / "intro").mkdir(parents=True)
+    recorded = dict(code_fingerprint(nbs / f"{short}.ipynb", scheme=PREVIOUS_SCHEME), data=None, versions=None)
+    (results / f"{short}.json").write_text(json.dumps({"notebook": short, "fingerprint": recorded}))
+    said = []
+    assert migrate(results, nbs, out=said.append) == 0
+    written = json.loads((results / f"{short}.json").read_text())
+    assert written["fingerprint"]["scheme"] == SCHEME and "1 of 1 records moved" in said[-1]
+    assert not check_fingerprint(written["fingerprint"], nbs / f"{short}.ipynb")
+
+
 def test_a_changed_body_stales_exactly_the_records_that_run_it_and_names_it(toy):
     pkg, alpha, beta, fp, stale = toy
     before = {nb: fp(nb) for nb in (alpha, beta)}

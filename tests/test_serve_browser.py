@@ -220,5 +220,7 @@ def test_live_code_edits_a_cell_and_shows_its_new_output(page, site):
                            ".includes('NameError')", arg=editors[2], timeout=60_000)
     assert len(live.kernels) == 1
     (kernel,) = live.kernels
+    pid = kernel.pid  # read before Live goes off: the shutdown clears it
+    assert pid is not None
     page.uncheck("#lupikit-live")
-    assert wait_until_gone(kernel.pid, live)  # switching Live off shuts its kernel down
+    assert wait_until_gone(pid, live)  # switching Live off shuts its kernel down

@@ -23,8 +23,8 @@ Examples
 'reproduced'
 """
 
-from ._fingerprint import (SCHEME, Staleness, check_fingerprint, claim_prose, code_fingerprint, fingerprint,
-                           fingerprints, library_versions)
+from ._fingerprint import (PREVIOUS_SCHEME, SCHEME, Staleness, check_fingerprint, claim_prose, code_fingerprint,
+                           fingerprint, fingerprints, library_versions, migrate_fingerprint)
 from ._provenance import find_paper_result, provenance
 from ._reading import read_claims, read_draws, read_run_parameters
 from ._recorder import (DRAWS_PREFIX, GLUE_PREFIX, HELD, OPS, RELATIONS, RULES, RUN_PARAMETERS, UNMEASURED,
@@ -33,4 +33,4 @@ from ._recorder import (DRAWS_PREFIX, GLUE_PREFIX, HELD, OPS, RELATIONS, RULES, 
 __all__ = ["VERDICTS", "RELATIONS", "RULES", "DRAWS_PREFIX", "draw_hash", "read_draws", "HELD", "UNMEASURED", "OPS", "GLUE_PREFIX", "RUN_PARAMETERS", "ClaimFailed",
            "Claims", "format_value", "read_claims", "read_run_parameters", "fingerprint", "fingerprints",
            "code_fingerprint", "check_fingerprint", "claim_prose", "library_versions", "Staleness", "SCHEME",
-           "find_paper_result", "provenance"]
+           "PREVIOUS_SCHEME", "migrate_fingerprint", "find_paper_result", "provenance"]

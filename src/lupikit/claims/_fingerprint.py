@@ -55,9 +55,9 @@ from pathlib import Path
 
 from ..datasets import FILES, sha256_of
 
-__all__ = ["AGGREGATION", "OUTSIDE", "PROSE", "SCHEME", "VERSIONED", "Staleness", "check_fingerprint", "claim_prose",
-           "code_fingerprint", "definition_hashes", "fingerprint", "fingerprints", "library_versions",
-           "notebook_hash", "reach"]
+__all__ = ["AGGREGATION", "OUTSIDE", "PREVIOUS_SCHEME", "PROSE", "SCHEME", "VERSIONED", "Staleness",
+           "check_fingerprint", "claim_prose", "code_fingerprint", "definition_hashes", "fingerprint",
+           "fingerprints", "library_versions", "migrate_fingerprint", "notebook_hash", "reach"]
 
 #: ``ast.parse`` is not thread-safe on CPython 3.11 before 3.11.8 (gh-106905: a spurious
 #: "AST constructor recursion depth mismatch" SystemError when threads parse at once, as the
@@ -72,7 +72,11 @@ def _parse(source, **kwargs):
 
 
 #: The version of the fingerprint's layout (a record without it has the folder hashes of before).
-SCHEME = 3
+#: Scheme 4 also leaves out a class's docstring assigned as ``__doc__ = ...`` (scheme 3 hashed it);
+#: ``lupikit paper --migrate-fingerprints`` moves a record that is current under :data:`PREVIOUS_SCHEME`.
+SCHEME = 4
+#: The scheme before :data:`SCHEME`, whose current records can be moved to it without a run.
+PREVIOUS_SCHEME = 3
 _PACKAGE_ROOT = Path(__file__).resolve().parents[1]
 #: Modules whose definitions compute no number of a run: the book's machinery, the
 #: command line, the classroom, and the claims' reading back, fingerprints and provenance.
@@ -102,14 +106,27 @@ def _sha(text):
     return hashlib.sha256(text.encode()).hexdigest()
 
 
-def _strip_docstrings(node):
-    """Remove the docstring of ``node`` and of every function and class inside it (in place)."""
+def _is_doc_assignment(stmt):
+    """Whether ``stmt`` is ``__doc__ = ...`` (a docstring built from parts, as an f-string)."""
+    return isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 \
+        and isinstance(stmt.targets[0], ast.Name) and stmt.targets[0].id == "__doc__"
+
+
+def _strip_docstrings(node, scheme=None):
+    """Remove the docstring of ``node`` and of every function and class inside it (in place).
+
+    From scheme 4 on (``scheme``, default :data:`SCHEME`), a class's ``__doc__ = ...``
+    assignment is its docstring too and is removed.
+    """
+    scheme = SCHEME if scheme is None else scheme
     for sub in ast.walk(node):
         if isinstance(sub, (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             body = sub.body
             if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) \
                     and isinstance(body[0].value.value, str):
-                sub.body = body[1:] or [ast.Pass()]
+                sub.body = body = body[1:] or [ast.Pass()]
+            if scheme >= 4 and isinstance(sub, ast.ClassDef) and any(map(_is_doc_assignment, body)):
+                sub.body = [b for b in body if not _is_doc_assignment(b)] or [ast.Pass()]
     return node
 
 
@@ -251,7 +268,8 @@ _ROUNDS = 48
 class _Index:
     """Every module of the package under ``root`` (parsed lazily), and name resolution among them."""
 
-    def __init__(self, root, outside_definitions=()):
+    def __init__(self, root, outside_definitions=(), scheme=None):
+        self.scheme = SCHEME if scheme is None else scheme
         self.root = Path(root)
         self.package = self.root.name
         self.files = {}
@@ -342,7 +360,7 @@ class _Index:
                 m.split(".", 1)[1] for m in mod.methods.get(qual, []))))))
         if d.kind in ("function", "class"):
             node.name = ""  # a module-level definition is reached through its references, not its name
-        _strip_docstrings(node)
+        _strip_docstrings(node, self.scheme)
         canon = _Canonical(self, mod)
         node = canon.visit(node)
         refs = canon.refs
@@ -676,17 +694,17 @@ def reach(index, path):
 
 
 @functools.lru_cache(maxsize=8)
-def _index(root, stamp, outside_definitions):
-    return _Index(root, outside_definitions)
+def _index(root, stamp, outside_definitions, scheme):
+    return _Index(root, outside_definitions, scheme)
 
 
-def _get_index(root=None, outside_definitions=()):
+def _get_index(root=None, outside_definitions=(), scheme=None):
     root = Path(root or _PACKAGE_ROOT).resolve()
     stamp = tuple((str(f), f.stat().st_mtime_ns, f.stat().st_size) for f in sorted(root.rglob("*.py")))
-    return _index(root, stamp, tuple(sorted(outside_definitions)))
+    return _index(root, stamp, tuple(sorted(outside_definitions)), SCHEME if scheme is None else scheme)
 
 
-def definition_hashes(path, *, root=None, outside_definitions=()):
+def definition_hashes(path, *, root=None, outside_definitions=(), scheme=None):
     """``{key: hash}`` of every library definition the notebook at ``path`` can execute.
 
     Parameters
@@ -699,16 +717,19 @@ def definition_hashes(path, *, root=None, outside_definitions=()):
         Further definitions (``"module:qualname"``) to leave out, as
         :data:`OUTSIDE` leaves out whole modules.
 
+    scheme : int or None
+        The fingerprint's scheme (default :data:`SCHEME`).
+
     Returns
     -------
     dict
         ``{key: "<own hash>:<hash with what it uses>"}`` (16 hex digits each).
     """
-    index = _get_index(root, outside_definitions)
+    index = _get_index(root, outside_definitions, scheme)
     return index.deep(reach(index, path))
 
 
-def code_fingerprint(path, *, root=None, outside_definitions=()):
+def code_fingerprint(path, *, root=None, outside_definitions=(), scheme=None):
     """The part of a fingerprint known before a run: the notebook's hash and its definitions'.
 
     Parameters
@@ -717,6 +738,9 @@ def code_fingerprint(path, *, root=None, outside_definitions=()):
         The notebook.
     root, outside_definitions
         See ``definition_hashes``.
+    scheme : int or None
+        The fingerprint's scheme (default :data:`SCHEME`; :data:`PREVIOUS_SCHEME`
+        to check a record of the scheme before, :func:`migrate_fingerprint`).
 
     Returns
     -------
@@ -733,8 +757,10 @@ def code_fingerprint(path, *, root=None, outside_definitions=()):
     >>> sorted(fp)  # doctest: +SKIP
     ['definitions', 'notebook', 'scheme']
     """
-    return {"scheme": SCHEME, "notebook": notebook_hash(path),
-            "definitions": definition_hashes(path, root=root, outside_definitions=outside_definitions)}
+    scheme = SCHEME if scheme is None else scheme
+    return {"scheme": scheme, "notebook": notebook_hash(path),
+            "definitions": definition_hashes(path, root=root, outside_definitions=outside_definitions,
+                                             scheme=scheme)}
 
 
 def library_versions():
@@ -833,7 +859,7 @@ class Staleness:
         return self.stale
 
 
-def check_fingerprint(recorded, path, *, current=None, root=None):
+def check_fingerprint(recorded, path, *, current=None, root=None, scheme=None):
     """Compare a record's fingerprint with today's code, data registry and libraries.
 
     Parameters
@@ -846,18 +872,24 @@ def check_fingerprint(recorded, path, *, current=None, root=None):
         Today's :func:`code_fingerprint` (computed if None).
     root : path-like or None
         The package's folder (default: this installed ``lupikit``).
+    scheme : int or None
+        The scheme to compare under (default :data:`SCHEME`).
 
     Returns
     -------
     Staleness
     """
+    scheme = SCHEME if scheme is None else scheme
     if not Path(path).is_file():
         return Staleness(True, ["the notebook no longer exists"], [])
-    if not isinstance(recorded, dict) or recorded.get("scheme") != SCHEME:
+    if not isinstance(recorded, dict) or recorded.get("scheme") != scheme:
+        if isinstance(recorded, dict) and recorded.get("scheme") == PREVIOUS_SCHEME == scheme - 1:
+            return Staleness(True, [f"recorded with fingerprint scheme {PREVIOUS_SCHEME} (lupikit paper "
+                                    "--migrate-fingerprints moves it if its code is unchanged)"], [])
         return Staleness(True, ["recorded with an earlier kind of fingerprint (whole folders)"], [])
     if current is None:
         try:
-            current = code_fingerprint(path, root=root)
+            current = code_fingerprint(path, root=root, scheme=scheme)
         except SyntaxError as exc:  # a module of the reach that does not parse cannot be what ran
             where = Path(exc.filename).name if exc.filename else "a library module"
             return Staleness(True, [f"{where} does not parse (line {exc.lineno})"], [])
@@ -883,6 +915,37 @@ def check_fingerprint(recorded, path, *, current=None, root=None):
             if versions.get(lib) != now.get(lib):
                 notes.append(f"{lib} {versions.get(lib, 'absent')} then, {now.get(lib, 'absent')} now")
     return Staleness(bool(changed), changed, notes)
+
+
+def migrate_fingerprint(recorded, path, *, root=None):
+    """A record's fingerprint moved from :data:`PREVIOUS_SCHEME` to :data:`SCHEME`, or None.
+
+    The fingerprint is moved only if it is current under the scheme it was
+    recorded with: the record then ran exactly today's code, and today's
+    fingerprint of that code, under :data:`SCHEME`, is its fingerprint. Its
+    data files and library versions are kept as recorded.
+
+    Parameters
+    ----------
+    recorded : dict
+        The record's ``fingerprint``.
+    path : path-like
+        The notebook as it is now.
+    root : path-like or None
+        The package's folder (default: this installed ``lupikit``).
+
+    Returns
+    -------
+    (dict or None, Staleness)
+        The moved fingerprint (None when it is not of :data:`PREVIOUS_SCHEME`
+        or is stale under it) and the check under its own scheme.
+    """
+    if not isinstance(recorded, dict) or recorded.get("scheme") != PREVIOUS_SCHEME:
+        return None, check_fingerprint(recorded, path, root=root)
+    stale = check_fingerprint(recorded, path, root=root, scheme=PREVIOUS_SCHEME)
+    if stale.stale:
+        return None, stale
+    return {**recorded, **code_fingerprint(path, root=root)}, stale
 
 
 # -- a digest of source files (the fit cache's key) -------------------------------------------------

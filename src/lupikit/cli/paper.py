@@ -1,14 +1,16 @@
 """``lupikit paper``: every notebook at its paper preset and several seeds, recorded in ``results/paper/``."""
 
+import json
 from functools import partial
 from pathlib import Path
 
 from .._book.paper import record_paper
 from .._book.paths import checkout_paths, find_notebooks_dir
 from .._book.records import check_records, reaggregated, write_paper_result
+from ..claims import PREVIOUS_SCHEME, SCHEME, migrate_fingerprint
 from ._args import add_execution_options
 
-__all__ = ["add_paper_parser", "cmd_paper", "print_check", "reaggregate"]
+__all__ = ["add_paper_parser", "cmd_paper", "migrate", "print_check", "reaggregate"]
 
 _log = partial(print, flush=True)
 
@@ -62,6 +64,33 @@ def reaggregate(results_dir, nb_dir, notebooks=(), out=print):
     return 0
 
 
+def migrate(results_dir, nb_dir, notebooks=(), out=print):
+    """``lupikit paper --migrate-fingerprints``: records of the previous fingerprint scheme moved to today's.
+
+    Runs no notebook. A record whose fingerprint is of
+    :data:`~lupikit.claims.PREVIOUS_SCHEME` and current under it ran exactly
+    today's code: its fingerprint is computed again under
+    :data:`~lupikit.claims.SCHEME` and written; one that is stale under its
+    own scheme is left alone, with what changed. Returns 0.
+    """
+    n_moved = n_rows = 0
+    for file in sorted(Path(results_dir).rglob("*.json")):
+        short = file.relative_to(results_dir).with_suffix("").as_posix()
+        if notebooks and short not in notebooks:
+            continue
+        n_rows += 1
+        record = json.loads(file.read_text(encoding="utf-8"))
+        moved, state = migrate_fingerprint(record.get("fingerprint"), Path(nb_dir) / f"{short}.ipynb")
+        if moved is not None:
+            write_paper_result(results_dir, {**record, "fingerprint": moved})
+            n_moved += 1
+            out(f"{short}: current under scheme {PREVIOUS_SCHEME}, moved to scheme {SCHEME}")
+        elif state:
+            out(f"{short}: stale, left alone ({'; '.join(state.changed)})")
+    out(f"{n_moved} of {n_rows} records moved to fingerprint scheme {SCHEME}")
+    return 0
+
+
 def cmd_paper(args):
     nb_dir = find_notebooks_dir(args.notebooks_dir)
     paths = checkout_paths(nb_dir)
@@ -70,6 +99,8 @@ def cmd_paper(args):
         return print_check(results_dir, nb_dir, args.notebooks)
     if args.reaggregate:
         return reaggregate(results_dir, nb_dir, args.notebooks, out=_log)
+    if args.migrate_fingerprints:
+        return migrate(results_dir, nb_dir, args.notebooks, out=_log)
     record_paper(paths, args.notebooks, n_seeds=args.seeds, jobs=args.jobs, results_dir=results_dir,
                  force=args.force, shortest_first=args.shortest_first, scheduler=args.scheduler,
                  kernel=args.kernel, log=_log, max_seeds=args.max_seeds, time_limit=args.time_limit)
@@ -104,6 +135,9 @@ def add_paper_parser(sub):
                          help="run nothing: combine every current record again from its per-seed values by "
                               "this checkout's decision rule (verdicts, intervals, p-values), and name what "
                               "changed")
+    p_paper.add_argument("--migrate-fingerprints", action="store_true",
+                         help="run nothing: give every record that is current under the previous "
+                              "fingerprint scheme today's fingerprint of the same code")
     add_execution_options(p_paper, "Dask scheduler address, e.g. tcp://HOST:8786: each notebook × seed runs "
                                    "as a task on the cluster's workers (its joblib loops stay on its worker); "
                                    "the workers need this checkout at the same path, its .venv, and the data "

@@ -24,7 +24,7 @@ import numpy as np
 from .._validation import POSITIVE, UNIT_CLOSED
 from ._base import PRIVILEGED_PARAMS, BaseLUPIClassifier, _DualMatrix, _primal_rounding
 from ._qp import make_qp
-from ._twin import _COMMON_PARAMS, _PRIV_PARAMS
+from ._twin import _COMMON_PARAMS, _FIT_ATTRS, _PRIV_ATTRS, _PRIV_PARAMS
 
 __all__ = ["PinballSVC", "SVMPlus"]
 
@@ -66,7 +66,7 @@ class PinballSVC(BaseLUPIClassifier):
     Attributes
     ----------
     classes_ : ndarray
-        Class labels.
+        Class labels.{_FIT_ATTRS}
     models_ : list
         One fitted binary model per binary problem, as in :class:`PinballTwinSVC`.
     dual_problems_ : tuple of DualQP
@@ -188,7 +188,7 @@ class SVMPlus(BaseLUPIClassifier):
     Attributes
     ----------
     classes_ : ndarray
-        Class labels.
+        Class labels.{_FIT_ATTRS}{_PRIV_ATTRS}
     models_ : list
         One fitted binary model per binary problem, as in :class:`PinballTwinSVC`.
     dual_problems_ : tuple of DualQP

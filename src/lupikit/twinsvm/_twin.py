@@ -326,11 +326,31 @@ _COMMON_PARAMS = """
         per class against the rest).
 """
 
+_FIT_ATTRS = """
+    n_features_in_ : int
+        Number of features of ``X`` seen in ``fit``.
+    kernel_ : callable
+        The kernel of ``X``, its ``gamma`` resolved on the training data
+        (``"scale"`` and ``"auto"`` become numbers): ``kernel_(A, B)`` is the
+        Gram matrix of the rows of ``A`` and ``B``.
+    problems_ : list of tuple
+        The binary problems, as class indices into ``classes_``: ``(pos,
+        neg)`` per pair (one with two classes, ``multi_class="ovo"``), or
+        ``(k, None)`` for class ``k`` against the rest (``"ovr"``).
+    n_iter_ : ndarray of int
+        Iterations of the dual solver, one per dual QP of ``dual_problems_``
+        in order."""
+
+_PRIV_ATTRS = """
+    privileged_kernel_ : callable
+        The kernel of the privileged features, its ``privileged_gamma``
+        resolved on the training ``X*`` (as ``kernel_``)."""
+
 _ATTRS = """
     Attributes
     ----------
     classes_ : ndarray
-        Class labels.
+        Class labels.""" + _FIT_ATTRS + """
     models_ : list
         One fitted binary model per binary problem (``problems_``).
     dual_problems_ : tuple of DualQP
@@ -367,6 +387,9 @@ _ATTRS = """
         the dual was re-solved from its solution). What still fails the
         certificate raises a :class:`~sklearn.exceptions.ConvergenceWarning`.
 """
+
+#: The Attributes of a model with privileged features.
+_PRIV_ATTRS_SECTION = _ATTRS.rstrip("\n") + _PRIV_ATTRS + "\n"
 
 _DEFAULTS_NOTE = """
     The defaults (``C1 = C2 = 0.1`` for every twin estimator, ``tau = 0.1``
@@ -507,7 +530,7 @@ class PrivilegedPinballTwinSVC(_BaseTwin):
         Weight of ``||w||^2`` (1 in the paper).
     {_PRIV_PARAMS}
     {_COMMON_PARAMS}
-    {_ATTRS}
+    {_PRIV_ATTRS_SECTION}
     Notes
     -----{_DEFAULTS_NOTE}
 
@@ -571,7 +594,7 @@ class PrivilegedTwinSVC(_BaseTwin):
         Weight of ``||w||^2``.
     {_PRIV_PARAMS}
     {_COMMON_PARAMS}
-    {_ATTRS}
+    {_PRIV_ATTRS_SECTION}
     Notes
     -----{_DEFAULTS_NOTE}
 
