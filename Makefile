@@ -60,8 +60,11 @@ install: $(STAMP)
 
 # The executed book. Notebooks are executed (in parallel, $(JOBS) at a time)
 # into the jupyter-cache that the build reads; a failing notebook, a broken
-# reference or any other warning fails the build.
+# reference or any other warning fails the build. With Chromium (installed here
+# from Debian's packages if missing) the book's PDF is printed too, and every
+# page links it.
 book: $(STAMP)
+	bash tools/ensure_system_packages.sh
 	$(BIN)/python -m lupikit._book build --jobs $(JOBS) --preset $(PRESET)
 	@$(BIN)/python -m lupikit._book open --preset $(PRESET)
 

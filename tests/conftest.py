@@ -56,12 +56,14 @@ def book_lock():
 def built_book():
     """The executed book, built once per test run: ``_build/html``.
 
-    Several test modules read it (the book's pages, the served book in a
-    browser, the PDF, which rebuilds it to link itself) and pytest-xdist may
+    The build is ``make book``'s: with Chromium here it prints the book's
+    PDF too, and every page links it. Several test modules read it (the
+    book's pages, the served book in a browser, the PDF) and pytest-xdist may
     run them on different workers at once: the first to come builds it under
     an exclusive lock and marks it built for this test run; a module that
-    serves it holds the lock shared meanwhile (``book_lock(True)``), and the
-    PDF's rebuild takes it exclusive (``book_lock(False)``).
+    serves it holds the lock shared meanwhile (``book_lock(True)``), and
+    anything that would rebuild it takes the lock exclusive
+    (``book_lock(False)``).
     """
     import subprocess
     import sys
@@ -91,32 +93,3 @@ def built_book():
 def repo_root():
     """The repository's top folder."""
     return ROOT
-
-
-@pytest.fixture(autouse=True, scope="module")
-def _collect_the_modules_garbage():
-    """Collect each test module's garbage at its end, so that a later test does not see it.
-
-    The book machinery's worker threads (``lupikit paper``, sweeps, runs from
-    the served pages) run nbclient, whose ``run_sync`` leaves an event loop per
-    thread for the collector; collected later, inside another module's test,
-    it would warn there (``unclosed event loop``). The grader's threads close
-    theirs (``lupikit.classroom._execution``); until the book's do too, only
-    those warnings are dropped here, and anything else left unclosed still
-    warns.
-    """
-    import gc
-    import sys
-
-    yield
-    hook = sys.unraisablehook
-
-    def quiet(unraisable):
-        if "unclosed event loop" not in str(unraisable.exc_value):
-            hook(unraisable)
-
-    sys.unraisablehook = quiet
-    try:
-        gc.collect()
-    finally:
-        sys.unraisablehook = hook

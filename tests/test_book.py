@@ -324,17 +324,31 @@ def test_runtime_table_is_generated_from_the_results(built_book):
 
 
 @pytest.fixture(scope="module")
-def built_pdf(built_book, chromium, book_lock):
+def built_pdf(built_book, chromium):
+    """The book's PDF, which the book's build (``make book``) prints when Chromium is here."""
     if shutil.which("pdftotext") is None:
         if os.environ.get("CI"):
             pytest.fail("pdftotext is required in CI (tools/ensure_system_packages.sh installs poppler-utils)")
         pytest.skip("pdftotext is not installed (run tools/ensure_system_packages.sh)")
-    with book_lock(shared=False):  # it rebuilds the HTML book to link the PDF: not while another test serves it
-        proc = subprocess.run([sys.executable, "-m", "lupikit._book", "pdf"],
-                              cwd=ROOT, capture_output=True, text=True)
-    (ROOT / "_build" / "pdf-build.log").write_text(proc.stdout + proc.stderr)
-    assert proc.returncode == 0, (proc.stdout + proc.stderr)[-5000:]
-    return ROOT / "_build" / "pdf" / "lupikit.pdf"
+    pdf = ROOT / "_build" / "pdf" / "lupikit.pdf"
+    log = ROOT / "_build" / "book-build.log"
+    assert pdf.is_file(), "the book's build printed no PDF:\n" + (log.read_text()[-5000:] if log.is_file() else "")
+    return pdf
+
+
+def test_without_chromium_the_build_links_no_pdf_and_drops_an_old_one(tmp_path, monkeypatch):
+    """No Chromium: the build goes on, and no page links a PDF of another state of the book."""
+    from types import SimpleNamespace
+
+    from lupikit._book import pdf as pdf_module
+
+    old = tmp_path / "pdf" / "lupikit.pdf"
+    old.parent.mkdir()
+    old.write_bytes(b"%PDF-1.4 an older book")
+    monkeypatch.setattr(pdf_module.shutil, "which", lambda name: None)
+    assert pdf_module.book_pdf_step(SimpleNamespace(build=tmp_path, root=tmp_path)) == 0
+    assert not old.exists()
+    assert pdf_module.pdf(SimpleNamespace(build=tmp_path, root=tmp_path)) == 1  # (make pdf says what it needs)
 
 
 @book
@@ -363,19 +377,29 @@ def test_the_pdf_has_a_bookmark_per_part_and_chapter(built_pdf):
     import yaml
     from test_book_static import pdf_outline
 
-    def words(title):  # (Chromium joins a title's lines without a space)
-        return re.sub(r"\s+", "", title)
+    from lupikit._book.pdf import _MATH, heading_texts, plain_math
 
-    outline = {words(title): children for title, children in pdf_outline(built_pdf)}
+    outline = pdf_outline(built_pdf)
+    by_title = {title: children for title, children in outline}
     toc = yaml.safe_load((ROOT / "_toc.yml").read_text())
     for part in toc["parts"]:
-        assert words(part["caption"]) in outline, (part["caption"], list(outline))
-        assert len(outline[words(part["caption"])]) >= len(part["chapters"]), part["caption"]
+        assert part["caption"] in by_title, (part["caption"], list(by_title))
+        assert len(by_title[part["caption"]]) >= len(part["chapters"]), part["caption"]
+    # every bookmark reads as its heading does (no words joined where it wraps, no line repeated)
+    single = (ROOT / "_build" / "singlehtml" / "index.html").read_text(encoding="utf-8")
+    headings = {_MATH.sub(lambda m: plain_math(m.group(1)), h) for h in heading_texts(single)}
+    titles, stack = [], list(outline)
+    while stack:
+        title, children = stack.pop()
+        titles.append(title)
+        stack.extend(children)
+    assert len(titles) > 100
+    assert not [t for t in titles if t not in headings], [t for t in titles if t not in headings][:10]
 
 
 @book
 def test_every_page_links_the_pdf_at_a_destination_it_has(built_pdf):
-    """After ``make pdf``, the HTML book holds the PDF, and each page opens it at its own named destination."""
+    """After ``make book``, the HTML book holds the PDF, and each page opens it at its own named destination."""
     assert (HTML / "lupikit.pdf").read_bytes() == built_pdf.read_bytes()
     dests = set(re.findall(r'"(document-[^"]+)"', subprocess.run(
         ["pdfinfo", "-dests", str(built_pdf)], capture_output=True, text=True, check=True).stdout))

@@ -276,19 +276,27 @@ def pdf_outline(pdf):
 
 @pytest.mark.book
 def test_the_pdf_has_a_bookmark_per_part_and_chapter(tmp_path):
-    """A page of two parts printed as the book is: each part a bookmark, its chapters below it."""
-    from lupikit._book.pdf import print_page, with_part_headings
+    """A page of two parts printed as the book is: each part a bookmark, its chapters below it, each
+    bookmark with its heading's words (Chromium's own joins the lines of a wrapped heading)."""
+    from lupikit._book.pdf import fix_outline_titles, print_page, with_part_headings
 
     if shutil.which("chromium") is None or shutil.which("pdftohtml") is None:
         pytest.skip("chromium and poppler-utils are needed (tools/ensure_system_packages.sh)")
+    long = "Chapter A2, whose title is long enough to wrap over two lines of the printed page"
+    chapters = [("a1", "Chapter A1"), ("a2", long), ("b1", r"Chapter B1: \(\alpha\) and \(X^*\)")]
     body = "".join(f'<span id="document-{p}"></span><section><h2>{t}</h2><p>Text.</p></section>'
-                   for p, t in [("a1", "Chapter A1"), ("a2", "Chapter A2"), ("b1", "Chapter B1")])
+                   for p, t in chapters)
     page = with_part_headings(f"<html><body><h1>The book</h1>{body}</body></html>",
                               [("Part A: first", "a1"), ("Part B: second", "b1")])
+    page = page.replace("<body>", "<style>@page { size: A6; } h2 { font-size: 32px; }</style><body>")
     (tmp_path / "index.html").write_text(page)
     assert print_page(tmp_path, "index.html", tmp_path / "out.pdf", tmp_path / "profile", budget_ms=5000) == 0
+    # (the check below can fail: Chromium's own title of the wrapped heading is not the heading)
+    assert pdf_outline(tmp_path / "out.pdf")[1][1][1][0] != long
+    assert fix_outline_titles(tmp_path / "out.pdf", page) >= 1
     assert pdf_outline(tmp_path / "out.pdf") == [
         ("The book", []),
-        ("Part A: first", [("Chapter A1", []), ("Chapter A2", [])]),
-        ("Part B: second", [("Chapter B1", [])]),
+        ("Part A: first", [("Chapter A1", []), (long, [])]),
+        # (no math is typeset in this page: its TeX is text, and the bookmark gives it plain)
+        ("Part B: second", [("Chapter B1: α and X*", [])]),
     ]

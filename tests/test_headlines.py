@@ -64,3 +64,26 @@ def test_bh_matches_its_definition(ps, q):
     pvalues = {i: p for i, p in enumerate(ps)}
     assert headlines.bh_survivors(pvalues, q) == _bh_direct(pvalues, q)
     assert headlines.bh_survivors({}, q) == set()
+
+
+def test_each_report_s_conclusion_follows_its_counts_and_the_landing_page_links_it():
+    line = headlines.conclusion_line(_data(), "twinsvm")
+    # paper: 3 of 4 hold, none fails (the fourth undecided); reformulated: 0 of 1, 1 fails
+    assert line == ("At the paper's own criterion they largely hold (3 of 4 hold, 0 fail, 1 is undecided at "
+                    "the seeds run); under the book's stricter or looser criteria none holds (0 of 1 hold, "
+                    "1 fails).")
+    table = headlines.landing_markdown(_data(), reports={"twinsvm": "book/twinsvm/report"})
+    assert f"- {{doc}}`/book/twinsvm/report`: {line}" in table
+    assert headlines.part_headline_markdown(_data(), "twinsvm").endswith(f"**In one line:** {line}\n")
+    # the words turn with the counts: more failures than holds say so
+    worse = {"boosting/x": {"paper": [_claim(c, v) for c, v in [("a", "reproduced"), ("b", "not reproduced"),
+                                                                    ("c", "not reproduced")]], "default": []}}
+    assert headlines.conclusion_line(worse, "boosting").startswith(
+        "At the paper's own criterion fewer than half hold, and more fail than hold (1 of 3 hold, 2 fail)")
+    # fewer than half, though more hold than fail; a claim not runnable here is named as such
+    mixed = {"boosting/x": {"paper": [_claim(c, v) for c, v in [
+        ("a", "reproduced"), ("b", "direction"), ("c", "not reproduced"), ("d", "inconclusive"),
+        ("e", "inconclusive"), ("f", "not runnable offline")]], "default": []}}
+    assert headlines.conclusion_line(mixed, "boosting") == (
+        "At the paper's own criterion fewer than half hold, though more hold than fail (2 of 6 hold, 1 fails, "
+        "2 are undecided at the seeds run, 1 could not be checked here).")

@@ -11,7 +11,7 @@ ROOT = Path(__file__).resolve().parents[1]
 SRC = ROOT / "src" / "lupikit"
 PARTS = ("boosting", "twinsvm", "relevance", "oblivious")
 #: the library's shared modules: a part may import them, they import no part
-COMMON = ("datasets", "metrics", "kernels", "seeding", "_validation", "_progress")
+COMMON = ("datasets", "metrics", "kernels", "seeding", "_validation", "_progress", "_loops")
 #: the papers' claims as records: the notebooks import it, the book's machinery reads it back
 CLAIMS = ("claims",)
 #: beside the library: the book's machinery, the command, the classroom edition

@@ -8,8 +8,10 @@ The library has one subpackage per paper of the companion book:
 - :mod:`lupikit.oblivious` -- oblivious features and kernels for fairness (Part IV),
 
 and shared modules: :mod:`lupikit.datasets`, :mod:`lupikit.metrics`,
-:mod:`lupikit.kernels`, :mod:`lupikit.seeding` (independent replications from one seed), :mod:`lupikit._validation` and :mod:`lupikit._progress`,
-which import no part. :mod:`lupikit.claims` records the papers' claims where a
+:mod:`lupikit.kernels`, :mod:`lupikit.seeding` (independent replications from
+one seed), :mod:`lupikit._validation`, :mod:`lupikit._progress` and
+:mod:`lupikit._loops` (the event loop a notebook's run leaves to a thread,
+closed), which import no part. :mod:`lupikit.claims` records the papers' claims where a
 notebook checks them.
 
 Beside the library, three packages that no part imports:

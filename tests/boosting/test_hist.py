@@ -350,7 +350,6 @@ def test_reused_quantile_sketches_give_the_models_of_fresh_ones(K, monkeypatch):
     # one comparison's models on the same rows, in an order that reuses every
     # sketch (NF unweighted, KbPIB and JPIB weighted), are those fitted with a
     # sketch of their own, to the bit
-    from lupikit.boosting import _hist
     X, Xs, y = make_lupi_classification(n_samples=600, n_classes=K, random_state=3)[:3]
     specs = [("nf", 0.0), ("kbpib", 1.0), ("jpib", 1.0), ("nf", 0.0), ("jpib", 1.0), ("kbpib", 1.0)]
 

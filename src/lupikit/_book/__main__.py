@@ -1,8 +1,9 @@
 """``python -m lupikit._book``: build the executed book, its PDF, the student edition's book.
 
-    python -m lupikit._book build [--jobs N]            # execute notebooks, build _build/html
+    python -m lupikit._book build [--jobs N]            # execute notebooks, the PDF, _build/html
+    python -m lupikit._book build --no-pdf              # the HTML only (its pages link no PDF)
     python -m lupikit._book build --preset paper        # from the paper-scale runs: _build/html-paper
-    python -m lupikit._book pdf                         # one PDF of the book: _build/pdf/lupikit.pdf
+    python -m lupikit._book pdf                         # as build, failing without Chromium
     python -m lupikit._book student --edition D/student --instructor D/instructor
                                                         # the book without solutions: D/student/book, PDF
     python -m lupikit._book open [--preset paper]       # print (and open, if possible) index.html
@@ -17,7 +18,7 @@ import sys
 from .build import build, open_book
 from .errors import BookError
 from .paths import book_paths
-from .pdf import pdf
+from .pdf import book_pdf_step, pdf
 from .student import student_book
 
 
@@ -28,6 +29,9 @@ def main(argv=None):
     p_build = sub.add_parser("build", help="execute the notebooks and build the book's HTML")
     p_build.add_argument("--jobs", type=int, default=2, help="notebooks executed at once")
     p_build.add_argument("--preset", choices=("default", "paper"), default="default")
+    p_build.add_argument("--no-pdf", action="store_true",
+                         help="build no PDF (by default the book's PDF is printed with Chromium, if this "
+                              "machine has it, and every page links it)")
     sub.add_parser("pdf", help="one PDF of the book")
     p_student = sub.add_parser("student", help="the student edition's book (HTML and PDF), no solutions")
     p_student.add_argument("--edition", required=True, help="the student edition (lupikit classroom build)")
@@ -42,7 +46,7 @@ def main(argv=None):
         print(f"python -m lupikit._book: error: {exc}", file=sys.stderr)
         return 2
     if args.command == "build":
-        return build(paths, args.jobs, args.preset)
+        return build(paths, args.jobs, args.preset, before_html=None if args.no_pdf else book_pdf_step)
     if args.command == "pdf":
         return pdf(paths)
     if args.command == "student":

@@ -222,8 +222,14 @@ def jupyter_book(source, builder="html", *, strict=True, output=None, label="boo
     return subprocess.run(cmd, cwd=source).returncode
 
 
-def build(paths, jobs, preset="default"):
-    """The executed book: ``_build/html`` (or, with ``preset="paper"``, ``_build/html-paper``)."""
+def build(paths, jobs, preset="default", before_html=None):
+    """The executed book: ``_build/html`` (or, with ``preset="paper"``, ``_build/html-paper``).
+
+    ``before_html``, if given, is called with ``paths`` once the notebooks
+    are executed and the generated pages written, before the HTML is built
+    (``python -m lupikit._book build`` prints the book's PDF there, which the
+    HTML pages then link); a non-zero return fails the build.
+    """
     prepare_build(paths, jobs)
     if preset == "paper":
         return build_paper(paths, jobs)
@@ -232,13 +238,20 @@ def build(paths, jobs, preset="default"):
     t1 = time.perf_counter()
     notebooks = toc_notebooks(paths)
     write_pages(paths, executed_default(paths, notebooks), "default", notebooks, log=_log)
+    if before_html is not None:
+        returncode = before_html(paths)
+        if returncode != 0:
+            print("[book] BUILD FAILED (the step before the HTML, above)", file=sys.stderr)
+            return returncode
+    t_before = time.perf_counter()
     # Sphinx's viewcode writes a module's source page only when the module is newer than the
     # page: pages of an earlier build would keep that build's header and footer
     shutil.rmtree(paths.html / "_modules", ignore_errors=True)
     returncode = jupyter_book(paths.root)
     t2 = time.perf_counter()
+    before = f", PDF {t_before - t1:.1f} s" if before_html is not None else ""
     print(
-        f"[book] notebooks {t1 - t0:.1f} s, jupyter-book {t2 - t1:.1f} s, total {t2 - t0:.1f} s",
+        f"[book] notebooks {t1 - t0:.1f} s{before}, jupyter-book {t2 - t_before:.1f} s, total {t2 - t0:.1f} s",
         flush=True,
     )
     if returncode != 0:

@@ -23,6 +23,7 @@ from jupyter_client.manager import AsyncKernelManager
 from papermill.engines import NBClientEngine, papermill_engines
 from traitlets import Unicode, default
 
+from .._loops import closing_thread_loop
 from .errors import BookError
 
 __all__ = ["IPCKernelManager", "connect_scheduler", "execute", "executed_parameters"]
@@ -111,9 +112,10 @@ def execute(path, target, parameters, *, kernel="python3", progress=False, log_o
         manager = _watched(manager, watch)
         engine = {"engine_name": "lupikit-watched", "watch": watch}
     try:
-        pm.execute_notebook(str(path), str(target), parameters=parameters, cwd=str(Path(path).parent),
-                            kernel_name=kernel, progress_bar=progress, log_output=log_output,
-                            kernel_manager_class=manager, **engine)
+        with closing_thread_loop():  # (a worker thread's loop, which nbclient leaves set)
+            pm.execute_notebook(str(path), str(target), parameters=parameters, cwd=str(Path(path).parent),
+                                kernel_name=kernel, progress_bar=progress, log_output=log_output,
+                                kernel_manager_class=manager, **engine)
     except pm.PapermillExecutionError as exc:
         error = f"{exc.ename}: {exc.evalue}"
     except (RuntimeError, TimeoutError) as exc:  # nbclient's DeadKernelError, CellTimeoutError

@@ -25,7 +25,8 @@ Examples
 from ..claims import HELD, VERDICTS
 from .parts import PART_LABELS, PARTS
 
-__all__ = ["FDR_Q", "KINDS", "KIND_TEXT", "bh_survivors", "headline_counts", "headline_line", "kind",
+__all__ = ["FDR_Q", "KINDS", "KIND_TEXT", "bh_survivors", "conclusion_line", "headline_counts", "headline_line",
+           "kind",
            "landing_markdown", "multiplicity", "part_headline_markdown", "REPORTS"]
 
 #: The false discovery rate of the Benjamini-Hochberg correction.
@@ -148,17 +149,80 @@ def headline_line(data, part):
     return text
 
 
+def _outcome(held, failed, n):
+    """What ``held`` of ``n`` claims holding and ``failed`` failing say, in words (the rule of :func:`conclusion_line`)."""
+    if held == n:
+        return "every one holds"
+    if held == 0:
+        return "none holds" if failed else "none is decided"
+    if held >= 0.75 * n and failed <= 0.1 * n:
+        return "they largely hold"
+    if 2 * held > n:
+        return "most hold"
+    if 2 * held == n:
+        return "half hold"
+    balance = ("though more hold than fail" if held > failed else
+               "and as many fail" if held == failed else "and more fail than hold")
+    return f"fewer than half hold, {balance}"
+
+
+def conclusion_line(data, part):
+    """One sentence on the paper of ``part``, computed from the counts of its own claims.
+
+    The words follow a fixed rule of the counts (held = reproduced or in
+    direction; failed = not reproduced): all held, "every one holds"; none,
+    "none holds"; at least three quarters held with at most a tenth failed,
+    "they largely hold"; otherwise "most", "half" or "fewer than half" hold,
+    the last saying whether more hold or fail.
+    The paper's claims at its own criterion come first, then the reformulated
+    ones.
+
+    Examples
+    --------
+    >>> def claims(*verdicts, relation="paper"):
+    ...     return [{"id": str(i), "verdict": v, "relation": relation} for i, v in enumerate(verdicts)]
+    >>> data = {"twinsvm/uci": {"paper": claims("reproduced", "direction", "not reproduced", "inconclusive")
+    ...                         + claims("not reproduced", relation="reformulated"), "default": []}}
+    >>> conclusion_line(data, "twinsvm")
+    "At the paper's own criterion half hold (2 of 4 hold, 1 fails, 1 is undecided at the seeds run); \
+under the book's stricter or looser criteria none holds (0 of 1 hold, 1 fails)."
+    """
+    counts = headline_counts(data, part)
+    sentences = []
+    for k, where in (("paper", "at the paper's own criterion"),
+                     ("reformulated", "under the book's stricter or looser criteria")):
+        c = counts[k]
+        n = sum(c.values())
+        if not n:
+            continue
+        held, failed, open_ = c["reproduced"] + c["direction"], c["not reproduced"], c["inconclusive"]
+        detail = [f"{held} of {n} hold", f"{failed} fail{'s' if failed == 1 else ''}"]
+        if open_:
+            detail.append(f"{open_} {'is' if open_ == 1 else 'are'} undecided at the seeds run")
+        unchecked = n - held - failed - open_
+        if unchecked:
+            detail.append(f"{unchecked} could not be checked here")
+        sentences.append(f"{where} {_outcome(held, failed, n)} ({', '.join(detail)})")
+    if not sentences:
+        return ""
+    text = "; ".join(sentences) + "."
+    return text[0].upper() + text[1:]
+
+
 def part_headline_markdown(data, part):
-    """The generated summary at the top of a part's page and report."""
-    return headline_line(data, part) + "\n"
+    """The generated summary at the top of a part's page and report: the counts, then the conclusion."""
+    conclusion = conclusion_line(data, part)
+    return headline_line(data, part) + (f"\n\n**In one line:** {conclusion}" if conclusion else "") + "\n"
 
 
 def landing_markdown(data, parts=PARTS, reports=REPORTS):
     """The landing page's table: per paper, its own claims' verdicts and a link to its report.
 
+    Below it, each report with its one-line conclusion (:func:`conclusion_line`).
     ``reports``: part to its report's document (a part without one has no link).
     """
     lines = ["| part | the paper's own claims | reformulated | report |", "| --- | --- | --- | --- |"]
+    said = []
     for part in parts:
         if part not in REPORTS or not any(k.split("/")[0] == part for k in data):
             continue
@@ -171,4 +235,7 @@ def landing_markdown(data, parts=PARTS, reports=REPORTS):
                          f"{c['not reproduced']} fail")
         link = f"{{doc}}`/{reports[part]}`" if part in reports else "–"
         lines.append(f"| {PART_LABELS.get(part, part)} | {cells[0]} | {cells[1]} | {link} |")
-    return "\n".join(lines) + "\n"
+        conclusion = conclusion_line(data, part)
+        if conclusion and part in reports:
+            said.append(f"- {{doc}}`/{reports[part]}`: {conclusion}")
+    return "\n".join(lines) + "\n" + ("\n" + "\n".join(said) + "\n" if said else "")

@@ -11,8 +11,8 @@ page's source and the browser's printing of the page:
   notebook is the source merged with its execution in the jupyter-cache, as
   myst-nb renders it (myst-nb's own copy in ``_build/jupyter_execute`` is
   then the source without outputs); otherwise it is myst-nb's copy;
-- on every page, **the book's PDF at this page** (``make pdf``), when the
-  build finds it (``_build/pdf/lupikit.pdf`` beside the HTML output): it is
+- on every page, **the book's PDF at this page** (``make book`` prints it
+  before the HTML when Chromium is here), when the build finds it (``_build/pdf/lupikit.pdf`` beside the HTML output): it is
   copied to ``lupikit.pdf`` at the top of the HTML book, and the link opens
   it at the page's named destination, ``#nameddest=document-<page>``
   (Chromium's print of the single-page book names each page's anchor
@@ -32,7 +32,7 @@ import nbformat
 
 __all__ = ["PDF_NAME", "book_pdf", "executed_notebook", "pdf_destination", "setup"]
 
-#: the book's PDF, as ``make pdf`` writes it and as the HTML book holds it
+#: the book's PDF, as ``make book`` writes it and as the HTML book holds it
 PDF_NAME = "lupikit.pdf"
 
 

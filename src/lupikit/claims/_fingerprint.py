@@ -73,9 +73,9 @@ def _parse(source, **kwargs):
 
 #: The version of the fingerprint's layout (a record without it has the folder hashes of before).
 #: Scheme 4 also leaves out a class's docstring assigned as ``__doc__ = ...`` (scheme 3 hashed it);
-#: ``lupikit paper --migrate-fingerprints`` moves a record that is current under :data:`PREVIOUS_SCHEME`.
+#: ``lupikit paper --migrate-fingerprints`` moves a record that is current under ``PREVIOUS_SCHEME``.
 SCHEME = 4
-#: The scheme before :data:`SCHEME`, whose current records can be moved to it without a run.
+#: The scheme before ``SCHEME``, whose current records can be moved to it without a run.
 PREVIOUS_SCHEME = 3
 _PACKAGE_ROOT = Path(__file__).resolve().parents[1]
 #: Modules whose definitions compute no number of a run: the book's machinery, the
@@ -115,7 +115,7 @@ def _is_doc_assignment(stmt):
 def _strip_docstrings(node, scheme=None):
     """Remove the docstring of ``node`` and of every function and class inside it (in place).
 
-    From scheme 4 on (``scheme``, default :data:`SCHEME`), a class's ``__doc__ = ...``
+    From scheme 4 on (``scheme``, default ``SCHEME``), a class's ``__doc__ = ...``
     assignment is its docstring too and is removed.
     """
     scheme = SCHEME if scheme is None else scheme
@@ -718,7 +718,7 @@ def definition_hashes(path, *, root=None, outside_definitions=(), scheme=None):
         :data:`OUTSIDE` leaves out whole modules.
 
     scheme : int or None
-        The fingerprint's scheme (default :data:`SCHEME`).
+        The fingerprint's scheme (default ``SCHEME``).
 
     Returns
     -------
@@ -739,7 +739,7 @@ def code_fingerprint(path, *, root=None, outside_definitions=(), scheme=None):
     root, outside_definitions
         See ``definition_hashes``.
     scheme : int or None
-        The fingerprint's scheme (default :data:`SCHEME`; :data:`PREVIOUS_SCHEME`
+        The fingerprint's scheme (default ``SCHEME``; ``PREVIOUS_SCHEME``
         to check a record of the scheme before, :func:`migrate_fingerprint`).
 
     Returns
@@ -873,7 +873,7 @@ def check_fingerprint(recorded, path, *, current=None, root=None, scheme=None):
     root : path-like or None
         The package's folder (default: this installed ``lupikit``).
     scheme : int or None
-        The scheme to compare under (default :data:`SCHEME`).
+        The scheme to compare under (default ``SCHEME``).
 
     Returns
     -------
@@ -918,11 +918,11 @@ def check_fingerprint(recorded, path, *, current=None, root=None, scheme=None):
 
 
 def migrate_fingerprint(recorded, path, *, root=None):
-    """A record's fingerprint moved from :data:`PREVIOUS_SCHEME` to :data:`SCHEME`, or None.
+    """A record's fingerprint moved from ``PREVIOUS_SCHEME`` to ``SCHEME``, or None.
 
     The fingerprint is moved only if it is current under the scheme it was
     recorded with: the record then ran exactly today's code, and today's
-    fingerprint of that code, under :data:`SCHEME`, is its fingerprint. Its
+    fingerprint of that code, under ``SCHEME``, is its fingerprint. Its
     data files and library versions are kept as recorded.
 
     Parameters
@@ -937,7 +937,7 @@ def migrate_fingerprint(recorded, path, *, root=None):
     Returns
     -------
     (dict or None, Staleness)
-        The moved fingerprint (None when it is not of :data:`PREVIOUS_SCHEME`
+        The moved fingerprint (None when it is not of ``PREVIOUS_SCHEME``
         or is stale under it) and the check under its own scheme.
     """
     if not isinstance(recorded, dict) or recorded.get("scheme") != PREVIOUS_SCHEME:

@@ -3,17 +3,16 @@
 Used on both sides of the sandbox: inside it, by the runner that executes a
 student's notebook (:mod:`lupikit.classroom._sandboxed`), and outside it, by
 the grader's replay of the instructor's notebook. Imports nbclient and
-nbformat only.
+nbformat, and closes the event loop nbclient leaves to a thread (:mod:`lupikit._loops`).
 """
 
-import asyncio
-import contextlib
 import subprocess
-import threading
 import time
 
 from nbclient import NotebookClient
 from nbclient.exceptions import CellTimeoutError, DeadKernelError
+
+from .._loops import closing_thread_loop
 
 __all__ = ["cell_number", "errors_before", "execute", "trim_outputs"]
 
@@ -61,35 +60,6 @@ def trim_outputs(cell, budget):
     return used
 
 
-def _thread_loop():
-    """The event loop set for this thread (not the main one), or None."""
-    try:
-        return asyncio.get_event_loop_policy().get_event_loop()
-    except RuntimeError:
-        return None
-
-
-@contextlib.contextmanager
-def _closing_thread_loop():
-    """Close the event loop that nbclient's ``run_sync`` makes for a worker thread, once the kernel is gone.
-
-    A grader thread runs notebook after notebook; the loop it was left would
-    otherwise wait for the garbage collector, which warns about it wherever
-    it runs. (The main thread's loop is the process's to keep.)
-    """
-    if threading.current_thread() is threading.main_thread():
-        yield
-        return
-    before = _thread_loop()
-    try:
-        yield
-    finally:
-        loop = _thread_loop()
-        if loop is not None and loop is not before and not loop.is_running() and not loop.is_closed():
-            loop.close()
-            asyncio.set_event_loop(before)
-
-
 def execute(nb, workdir, limit, kernel, *, cell_limit=None, output_limit=None, env=None):
     """Execute ``nb`` in place within ``limit`` seconds in all; errors do not stop it.
 
@@ -114,7 +84,7 @@ def execute(nb, workdir, limit, kernel, *, cell_limit=None, output_limit=None, e
     (stopped_at, why) : the index of the cell that ran past a limit or
     killed the kernel (None if all ran) and the reason.
     """
-    with _closing_thread_loop():
+    with closing_thread_loop():
         return _execute(nb, workdir, limit, kernel, cell_limit, output_limit, env)
 
 

@@ -68,9 +68,9 @@ def migrate(results_dir, nb_dir, notebooks=(), out=print):
     """``lupikit paper --migrate-fingerprints``: records of the previous fingerprint scheme moved to today's.
 
     Runs no notebook. A record whose fingerprint is of
-    :data:`~lupikit.claims.PREVIOUS_SCHEME` and current under it ran exactly
+    ``lupikit.claims.PREVIOUS_SCHEME`` and current under it ran exactly
     today's code: its fingerprint is computed again under
-    :data:`~lupikit.claims.SCHEME` and written; one that is stale under its
+    ``lupikit.claims.SCHEME`` and written; one that is stale under its
     own scheme is left alone, with what changed. Returns 0.
     """
     n_moved = n_rows = 0

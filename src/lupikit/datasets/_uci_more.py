@@ -20,7 +20,6 @@ scikit-learn.
 """
 
 import gzip
-import io
 from importlib import resources
 
 import numpy as np

@@ -37,7 +37,7 @@ import numpy as np
 from .._validation import POSITIVE, UNIT_CLOSED
 from ._base import PRIVILEGED_PARAMS, BaseLUPIClassifier, _DualMatrix, _primal_rounding
 from ._core import PlaneGram, split_kernel
-from ._qp import make_qp, solve_dual
+from ._qp import make_qp
 
 __all__ = [
     "TwinSVC",
