@@ -175,6 +175,8 @@ def test_the_runs_page_lists_the_runs(page, site):
         queue.submit(NOTEBOOK, {"n_train": 40, "n_reps": 2})
     ids = [r["id"] for r in queue.listing()]
     _open(page, site, "/runs")
+    assert page.query_selector("article.bd-article #lupikit-served") is not None  # (in the book's theme)
+    assert page.query_selector(".bd-sidebar-primary") is not None
     text = page.inner_text("table")
     assert all(i in page.content() for i in ids)
     assert "lupikit run twinsvm/pinball_loss" in text

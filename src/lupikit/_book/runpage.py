@@ -211,8 +211,11 @@ def themed_page(shell, title, body, *, page_url="/index.html"):
     article.clear()
     article.append(BeautifulSoup(f'<section id="lupikit-served"><h1>{html.escape(title)}</h1>{body}</section>',
                                  "html.parser"))
-    for toc in soup.select(".bd-sidebar-secondary, .bd-toc"):
-        toc.decompose()  # the contents of the shell's page
+    # the contents, the previous/next links and the downloads of the shell's page are not this page's
+    for toc in soup.select(".bd-sidebar-secondary, .bd-toc, .prev-next-area, .dropdown-download-buttons"):
+        toc.decompose()
+    for item in soup.select(".bd-sidebar-primary .current, .bd-sidebar-primary .active"):
+        item["class"] = [c for c in item.get("class", []) if c not in ("current", "active")]
     if soup.title is not None:
         soup.title.string = title
     (soup.head or soup).append(BeautifulSoup('<link rel="stylesheet" href="/_lupikit/panel.css">', "html.parser"))

@@ -376,13 +376,16 @@ class _RunsPage(_Base):
 
     def _page(self, title, body):
         """A page of the server's own, in the book's theme where the book has a page to lend it."""
-        shell = self.conf["book"] / "index.html"
         self.set_header("Content-Type", "text/html; charset=utf-8")
-        if shell.is_file():
-            self.finish(themed_page(shell.read_text(encoding="utf-8"), title,
-                                    '<p><a href="/index.html">The book</a> · <a href="/runs">Runs</a></p>' + body))
-        else:
-            self.finish(_PAGE.format(title=title, body=body))
+        # (the book's top index.html only redirects to its first page, which has the theme's article)
+        for url in ("/book/index.html", "/index.html"):
+            shell = self.conf["book"] / url.lstrip("/")
+            text = shell.read_text(encoding="utf-8") if shell.is_file() else ""
+            if "bd-article" in text:
+                self.finish(themed_page(text, title, '<p><a href="/index.html">The book</a> · '
+                                        '<a href="/runs">Runs</a></p>' + body, page_url=url))
+                return
+        self.finish(_PAGE.format(title=title, body=body))
 
 
 class _ComparePage(_RunsPage):
