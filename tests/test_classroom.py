@@ -236,7 +236,9 @@ def test_the_authors_check_passes_the_toy_and_catches_a_vacuous_test(tmp_path):
 @pytest.mark.parametrize("path", EXERCISES, ids=[p.parent.name for p in EXERCISES])
 def test_the_books_exercises_grade_as_they_should(path):
     rel = path.relative_to(ROOT / "notebooks").with_suffix("").as_posix()
-    problems, report = check_exercise_notebook(path, rel, variants=2)
+    # (the limit only stops a notebook that hangs: this checks the grading, not the speed, and a
+    # loaded machine runs a notebook several times slower than the teacher's default of 120 s allows)
+    problems, report = check_exercise_notebook(path, rel, variants=2, time_limit=900.0)
     assert problems == [], "\n".join(problems)
     assert len(report["questions"]) >= 4
 
