@@ -349,6 +349,11 @@ def test_without_chromium_the_build_links_no_pdf_and_drops_an_old_one(tmp_path, 
     assert pdf_module.book_pdf_step(SimpleNamespace(build=tmp_path, root=tmp_path)) == 0
     assert not old.exists()
     assert pdf_module.pdf(SimpleNamespace(build=tmp_path, root=tmp_path)) == 1  # (make pdf says what it needs)
+    # build --no-pdf drops it too
+    from lupikit._book.__main__ import _no_pdf
+
+    old.write_bytes(b"%PDF-1.4 an older book")
+    assert _no_pdf(SimpleNamespace(build=tmp_path, root=tmp_path)) == 0 and not old.exists()
 
 
 @book

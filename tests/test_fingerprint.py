@@ -165,6 +165,11 @@ def test_a_docstring_assigned_as_dunder_doc_stales_nothing_but_an_attribute_does
     # another attribute of the class's body is code
     _edit(pkg / "alpha/_model.py", 'kind = "plain"', 'kind = "fancy"')
     assert "definition toypkg.alpha._model:Model" in stale(recorded, alpha).changed
+    # and a docstring that the class's body reads is code too
+    _edit(pkg / "alpha/_model.py", 'kind = "fancy"', 'kind = __doc__.split()[0]')
+    recorded = fp(alpha)
+    _edit(pkg / "alpha/_model.py", "A toy model that sums.", "Another toy model.")
+    assert "definition toypkg.alpha._model:Model" in stale(recorded, alpha).changed
 
 
 def test_a_record_of_the_previous_scheme_moves_only_if_its_code_is_unchanged(toy, tmp_path):

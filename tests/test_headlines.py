@@ -84,6 +84,11 @@ def test_each_report_s_conclusion_follows_its_counts_and_the_landing_page_links_
     mixed = {"boosting/x": {"paper": [_claim(c, v) for c, v in [
         ("a", "reproduced"), ("b", "direction"), ("c", "not reproduced"), ("d", "inconclusive"),
         ("e", "inconclusive"), ("f", "not runnable offline")]], "default": []}}
+    undecided = {"boosting/x": {"paper": [_claim("a", "inconclusive")], "default": []}}
+    assert "none is decided" in headlines.conclusion_line(undecided, "boosting")
+    offline = {"boosting/x": {"paper": [_claim("a", "not runnable offline")], "default": []}}
+    assert headlines.conclusion_line(offline, "boosting") == (
+        "At the paper's own criterion none could be checked here (0 of 1 hold, 0 fail, 1 could not be checked here).")
     assert headlines.conclusion_line(mixed, "boosting") == (
         "At the paper's own criterion fewer than half hold, though more hold than fail (2 of 6 hold, 1 fails, "
         "2 are undecided at the seeds run, 1 could not be checked here).")

@@ -11,16 +11,19 @@ module imports no part of the library.
 import asyncio
 import contextlib
 import threading
+import warnings
 
 __all__ = ["closing_thread_loop"]
 
 
 def _thread_loop():
     """The event loop set for this thread (not the main one), or None."""
-    try:
-        return asyncio.get_event_loop_policy().get_event_loop()
-    except RuntimeError:
-        return None
+    with warnings.catch_warnings():  # (the policy's API is deprecated from Python 3.14 on, as nbclient's use)
+        warnings.simplefilter("ignore", DeprecationWarning)
+        try:
+            return asyncio.get_event_loop_policy().get_event_loop()
+        except RuntimeError:
+            return None
 
 
 @contextlib.contextmanager

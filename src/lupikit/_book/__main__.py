@@ -18,8 +18,14 @@ import sys
 from .build import build, open_book
 from .errors import BookError
 from .paths import book_paths
-from .pdf import book_pdf_step, pdf
+from .pdf import book_pdf_step, drop_book_pdf, pdf
 from .student import student_book
+
+
+def _no_pdf(paths):
+    """``build --no-pdf``: the PDF of an earlier build is removed, so that no page links it."""
+    drop_book_pdf(paths)
+    return 0
 
 
 def main(argv=None):
@@ -46,7 +52,7 @@ def main(argv=None):
         print(f"python -m lupikit._book: error: {exc}", file=sys.stderr)
         return 2
     if args.command == "build":
-        return build(paths, args.jobs, args.preset, before_html=None if args.no_pdf else book_pdf_step)
+        return build(paths, args.jobs, args.preset, before_html=_no_pdf if args.no_pdf else book_pdf_step)
     if args.command == "pdf":
         return pdf(paths)
     if args.command == "student":

@@ -149,12 +149,17 @@ def headline_line(data, part):
     return text
 
 
-def _outcome(held, failed, n):
-    """What ``held`` of ``n`` claims holding and ``failed`` failing say, in words (the rule of :func:`conclusion_line`)."""
+def _outcome(held, failed, undecided, n):
+    """What ``held`` of ``n`` claims holding, ``failed`` failing and ``undecided`` inconclusive say, in words.
+
+    The rule of :func:`conclusion_line`; the claims not counted in the three could not be checked.
+    """
     if held == n:
         return "every one holds"
     if held == 0:
-        return "none holds" if failed else "none is decided"
+        if failed:
+            return "none holds"
+        return "none is decided" if undecided else "none could be checked here"
     if held >= 0.75 * n and failed <= 0.1 * n:
         return "they largely hold"
     if 2 * held > n:
@@ -170,10 +175,12 @@ def conclusion_line(data, part):
     """One sentence on the paper of ``part``, computed from the counts of its own claims.
 
     The words follow a fixed rule of the counts (held = reproduced or in
-    direction; failed = not reproduced): all held, "every one holds"; none,
-    "none holds"; at least three quarters held with at most a tenth failed,
-    "they largely hold"; otherwise "most", "half" or "fewer than half" hold,
-    the last saying whether more hold or fail.
+    direction; failed = not reproduced; undecided = inconclusive): all held,
+    "every one holds"; none held, "none holds" if some failed, else "none is
+    decided" if some are undecided, else "none could be checked here"; at
+    least three quarters held with at most a tenth failed, "they largely
+    hold"; otherwise "most", "half" or "fewer than half" hold, the last saying
+    whether more hold or fail.
     The paper's claims at its own criterion come first, then the reformulated
     ones.
 
@@ -202,7 +209,7 @@ under the book's stricter or looser criteria none holds (0 of 1 hold, 1 fails)."
         unchecked = n - held - failed - open_
         if unchecked:
             detail.append(f"{unchecked} could not be checked here")
-        sentences.append(f"{where} {_outcome(held, failed, n)} ({', '.join(detail)})")
+        sentences.append(f"{where} {_outcome(held, failed, open_, n)} ({', '.join(detail)})")
     if not sentences:
         return ""
     text = "; ".join(sentences) + "."

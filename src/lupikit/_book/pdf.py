@@ -38,7 +38,7 @@ import yaml
 from .build import build, jupyter_book
 from .sphinx_downloads import PDF_NAME
 
-__all__ = ["PRINT_CSS", "book_pdf_step", "fix_outline_titles", "heading_texts", "outline_title", "pdf",
+__all__ = ["PRINT_CSS", "book_pdf_step", "drop_book_pdf", "fix_outline_titles", "heading_texts", "outline_title", "pdf",
            "plain_math", "print_page", "print_pdf", "toc_parts", "with_part_headings"]
 
 #: a heading: ``h1`` to ``h6``, or an element with the role of one (the contents' part captions)
@@ -161,6 +161,8 @@ def outline_title(title, heading):
     True
     >>> outline_title("Part II: usingprivileged", "Part II: using privileged"), outline_title("Part I", "Part II")
     (True, False)
+    >>> outline_title("Part II", "Part I"), outline_title("Exercise 11", "Exercise 1")
+    (False, False)
     >>> outline_title("The best The best -independent-independentproxy", "The best -independent proxy")
     True
     """
@@ -169,7 +171,7 @@ def outline_title(title, heading):
         if t == h:
             return True
         d = len(t) - len(h)
-        if d <= 0:
+        if d < 4:  # (Chromium repeats a line or more, not a letter: "Part II" is not "Part I")
             return False
         if any(t == h[:i + d] + h[i:] for i in range(len(h) - d + 1)):
             return True
@@ -222,13 +224,18 @@ def fix_outline_titles(pdf_path, html):
     changed, at = 0, 0
     for item in items:
         title = str(item.get("/Title", ""))
-        for k in range(at, min(at + _LOOKAHEAD, len(headings))):
-            if outline_title(title, headings[k]) or outline_title(title, bare[k]):
-                at = k + 1
-                if title != shown[k]:
-                    item[NameObject("/Title")] = TextStringObject(shown[k])
-                    changed += 1
-                break
+        window = range(at, min(at + _LOOKAHEAD, len(headings)))
+        # (the same letters first, anywhere in the window; only then a title with a repeated stretch)
+        k = next((k for k in window if _letters(title) in (_letters(headings[k]), _letters(bare[k]))), None)
+        if k is None:
+            k = next((k for k in window if outline_title(title, headings[k]) or outline_title(title, bare[k])),
+                     None)
+        if k is None:
+            continue
+        at = k + 1
+        if title != shown[k]:
+            item[NameObject("/Title")] = TextStringObject(shown[k])
+            changed += 1
     if changed:
         writer.write(str(pdf_path))
     return changed
@@ -243,13 +250,19 @@ def book_pdf_step(paths):
     would link a PDF of another state of the book) and the pages link none.
     Returns 0, or 1 when Chromium fails to print it.
     """
-    out = paths.build / "pdf" / PDF_NAME
+    out = drop_book_pdf(paths)  # (a print that fails leaves no PDF of another state of the book)
     if shutil.which("chromium") is None and shutil.which("chromium-browser") is None:
-        out.unlink(missing_ok=True)
         print("[pdf] no Chromium on this machine: the pages link no PDF "
               "(tools/ensure_system_packages.sh installs Debian's)", flush=True)
         return 0
     return print_pdf(paths.root, paths.build, out)
+
+
+def drop_book_pdf(paths):
+    """Remove the book's PDF of an earlier build (``build --no-pdf``: the pages then link none); its path."""
+    out = paths.build / "pdf" / PDF_NAME
+    out.unlink(missing_ok=True)
+    return out
 
 
 def pdf(paths, jobs=2):

@@ -106,17 +106,34 @@ def _sha(text):
     return hashlib.sha256(text.encode()).hexdigest()
 
 
+def _is_text(node):
+    """Whether ``node`` only builds a string: a string, an f-string, or strings joined by ``+``."""
+    if isinstance(node, ast.Constant):
+        return isinstance(node.value, str)
+    if isinstance(node, ast.JoinedStr):
+        return True
+    return isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add) and _is_text(node.left) \
+        and _is_text(node.right)
+
+
 def _is_doc_assignment(stmt):
-    """Whether ``stmt`` is ``__doc__ = ...`` (a docstring built from parts, as an f-string)."""
+    """Whether ``stmt`` is ``__doc__ = <text>`` (a docstring built from parts, as an f-string)."""
     return isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 \
-        and isinstance(stmt.targets[0], ast.Name) and stmt.targets[0].id == "__doc__"
+        and isinstance(stmt.targets[0], ast.Name) and stmt.targets[0].id == "__doc__" and _is_text(stmt.value)
+
+
+def _reads_doc(statements):
+    """Whether any of ``statements`` reads the name ``__doc__`` (then its text is code)."""
+    return any(isinstance(n, ast.Name) and n.id == "__doc__" and isinstance(n.ctx, ast.Load)
+               for s in statements for n in ast.walk(s))
 
 
 def _strip_docstrings(node, scheme=None):
     """Remove the docstring of ``node`` and of every function and class inside it (in place).
 
     From scheme 4 on (``scheme``, default ``SCHEME``), a class's ``__doc__ = ...``
-    assignment is its docstring too and is removed.
+    assignment of text (a string, an f-string, strings joined by ``+``) is its
+    docstring too and is removed, unless the class's body reads ``__doc__``.
     """
     scheme = SCHEME if scheme is None else scheme
     for sub in ast.walk(node):
@@ -125,7 +142,8 @@ def _strip_docstrings(node, scheme=None):
             if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) \
                     and isinstance(body[0].value.value, str):
                 sub.body = body = body[1:] or [ast.Pass()]
-            if scheme >= 4 and isinstance(sub, ast.ClassDef) and any(map(_is_doc_assignment, body)):
+            if scheme >= 4 and isinstance(sub, ast.ClassDef) and any(map(_is_doc_assignment, body)) \
+                    and not _reads_doc(body):
                 sub.body = [b for b in body if not _is_doc_assignment(b)] or [ast.Pass()]
     return node
 
@@ -590,8 +608,11 @@ def _with_magic_code(tree):
     return tree
 
 
-def notebook_hash(path):
-    """A hash of a notebook's code without layout, comments, docstrings or the claims' literal prose."""
+def notebook_hash(path, scheme=None):
+    """A hash of a notebook's code without layout, comments, docstrings or the claims' literal prose.
+
+    ``scheme``: the fingerprint's scheme (default ``SCHEME``; see :func:`_strip_docstrings`).
+    """
     parts = []
     for tree, source, is_parameters in _notebook_trees(path):
         if is_parameters:  # papermill injects its values after this cell
@@ -599,7 +620,7 @@ def notebook_hash(path):
         if tree is None:  # (an IPython magic: its text)
             parts.append("text:" + source)
             continue
-        _strip_docstrings(tree)
+        _strip_docstrings(tree, scheme)
         for call, _, _ in _claim_calls(tree):
             for node in _prose_nodes(call).values():
                 node.value = "…"
@@ -758,7 +779,7 @@ def code_fingerprint(path, *, root=None, outside_definitions=(), scheme=None):
     ['definitions', 'notebook', 'scheme']
     """
     scheme = SCHEME if scheme is None else scheme
-    return {"scheme": scheme, "notebook": notebook_hash(path),
+    return {"scheme": scheme, "notebook": notebook_hash(path, scheme),
             "definitions": definition_hashes(path, root=root, outside_definitions=outside_definitions,
                                              scheme=scheme)}
 
