@@ -241,6 +241,11 @@ def fix_outline_titles(pdf_path, html):
     return changed
 
 
+def _chromium():
+    """The Chromium of this machine (Debian's ``chromium``, or ``chromium-browser``), or None."""
+    return shutil.which("chromium") or shutil.which("chromium-browser")
+
+
 def book_pdf_step(paths):
     """Print the book's PDF before its HTML is built (:func:`~lupikit._book.build.build`'s ``before_html``).
 
@@ -251,7 +256,7 @@ def book_pdf_step(paths):
     Returns 0, or 1 when Chromium fails to print it.
     """
     out = drop_book_pdf(paths)  # (a print that fails leaves no PDF of another state of the book)
-    if shutil.which("chromium") is None and shutil.which("chromium-browser") is None:
+    if _chromium() is None:
         print("[pdf] no Chromium on this machine: the pages link no PDF "
               "(tools/ensure_system_packages.sh installs Debian's)", flush=True)
         return 0
@@ -267,7 +272,7 @@ def drop_book_pdf(paths):
 
 def pdf(paths, jobs=2):
     """The executed book with its PDF: ``_build/pdf/lupikit.pdf``, linked from every page of ``_build/html``."""
-    if shutil.which("chromium") is None and shutil.which("chromium-browser") is None:
+    if _chromium() is None:
         print("[pdf] chromium is needed (tools/ensure_system_packages.sh installs Debian's)", file=sys.stderr)
         return 1
     return build(paths, jobs, before_html=book_pdf_step)
@@ -303,7 +308,7 @@ def print_page(folder, page, out, profile, budget_ms=120000):
     other host; ``profile`` is its profile folder, ``budget_ms`` the virtual
     time the page has to load and typeset (its MathJax) before it is printed.
     """
-    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
+    chromium = _chromium()
     if chromium is None:
         print("[pdf] chromium is needed (tools/ensure_system_packages.sh installs Debian's)", file=sys.stderr)
         return 1

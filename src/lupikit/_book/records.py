@@ -21,11 +21,12 @@ import datetime as _dt
 import json
 from pathlib import Path
 
-from ..claims import UNMEASURED, check_fingerprint, claim_prose, code_fingerprint, provenance, read_claims, read_draws
+from ..claims import (UNMEASURED, check_fingerprint, claim_prose, code_fingerprint, migrate_fingerprint, provenance,
+                      read_claims, read_draws)
 from ..datasets import FILES, get_data_home, sha256_of
 from .seeds import aggregate_claims, seed_runs
 
-__all__ = ["CLAIM_KEYS", "LEGACY_CLAIM_KEYS", "RESULT_KEYS", "check_records", "data_files", "data_roots",
+__all__ = ["CLAIM_KEYS", "LEGACY_CLAIM_KEYS", "RESULT_KEYS", "check_records", "migrate_records", "read_records", "data_files", "data_roots",
            "fingerprints", "is_stale", "now", "paper_record", "read_paper_result", "result_path", "staleness",
            "with_current_prose", "write_paper_result"]
 
@@ -194,11 +195,32 @@ def check_records(results_dir, nb_dir):
     list of (str, dict, lupikit.claims.Staleness)
         ``(short name, record, its check)``, in order of name.
     """
-    out = []
+    return [(short, record, staleness(record, Path(nb_dir) / f"{short}.ipynb"))
+            for short, record in read_records(results_dir)]
+
+
+def read_records(results_dir):
+    """Every record under ``results_dir`` as ``(short name, record)``, in order of name."""
     for file in sorted(Path(results_dir).rglob("*.json")):
-        short = file.relative_to(results_dir).with_suffix("").as_posix()
-        record = json.loads(file.read_text(encoding="utf-8"))
-        out.append((short, record, staleness(record, Path(nb_dir) / f"{short}.ipynb")))
+        yield file.relative_to(results_dir).with_suffix("").as_posix(), json.loads(file.read_text(encoding="utf-8"))
+
+
+def migrate_records(results_dir, nb_dir, notebooks=()):
+    """Move every record current under the previous fingerprint scheme to today's (runs nothing).
+
+    Each record whose fingerprint :func:`lupikit.claims.migrate_fingerprint`
+    moves is written again with it. Returns ``[(short name, moved, check)]``
+    for the records of ``notebooks`` (default: all): ``moved`` is whether it
+    was written, ``check`` its check under the scheme it was recorded with.
+    """
+    out = []
+    for short, record in read_records(results_dir):
+        if notebooks and short not in notebooks:
+            continue
+        moved, state = migrate_fingerprint(record.get("fingerprint"), Path(nb_dir) / f"{short}.ipynb")
+        if moved is not None:
+            write_paper_result(results_dir, {**record, "fingerprint": moved})
+        out.append((short, moved is not None, state))
     return out
 
 

@@ -1,13 +1,12 @@
 """``lupikit paper``: every notebook at its paper preset and several seeds, recorded in ``results/paper/``."""
 
-import json
 from functools import partial
 from pathlib import Path
 
 from .._book.paper import record_paper
 from .._book.paths import checkout_paths, find_notebooks_dir
-from .._book.records import check_records, reaggregated, write_paper_result
-from ..claims import PREVIOUS_SCHEME, SCHEME, migrate_fingerprint
+from .._book.records import check_records, migrate_records, reaggregated, write_paper_result
+from ..claims import PREVIOUS_SCHEME, SCHEME
 from ._args import add_execution_options
 
 __all__ = ["add_paper_parser", "cmd_paper", "migrate", "print_check", "reaggregate"]
@@ -73,21 +72,13 @@ def migrate(results_dir, nb_dir, notebooks=(), out=print):
     ``lupikit.claims.SCHEME`` and written; one that is stale under its
     own scheme is left alone, with what changed. Returns 0.
     """
-    n_moved = n_rows = 0
-    for file in sorted(Path(results_dir).rglob("*.json")):
-        short = file.relative_to(results_dir).with_suffix("").as_posix()
-        if notebooks and short not in notebooks:
-            continue
-        n_rows += 1
-        record = json.loads(file.read_text(encoding="utf-8"))
-        moved, state = migrate_fingerprint(record.get("fingerprint"), Path(nb_dir) / f"{short}.ipynb")
-        if moved is not None:
-            write_paper_result(results_dir, {**record, "fingerprint": moved})
-            n_moved += 1
+    rows = migrate_records(results_dir, nb_dir, notebooks)
+    for short, moved, state in rows:
+        if moved:
             out(f"{short}: current under scheme {PREVIOUS_SCHEME}, moved to scheme {SCHEME}")
         elif state:
             out(f"{short}: stale, left alone ({'; '.join(state.changed)})")
-    out(f"{n_moved} of {n_rows} records moved to fingerprint scheme {SCHEME}")
+    out(f"{sum(moved for _, moved, _ in rows)} of {len(rows)} records moved to fingerprint scheme {SCHEME}")
     return 0
 
 
