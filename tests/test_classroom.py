@@ -285,6 +285,39 @@ def test_the_classroom_commands(tmp_path, monkeypatch, capsys):
         "toy/exercises:mean", "toy/exercises:squares"]
 
 
+def test_the_readmes_commands_chain_as_written_from_a_course_folder(tmp_path, monkeypatch, capsys):
+    """From a course folder outside the checkout, build writes the editions into the course folder's
+    _build/classroom, where grade --instructor _build/classroom/instructor (the README's line) and
+    pack look for them; inside the checkout the default stays the checkout's _build/classroom."""
+    nb_dir, _ = write_project(tmp_path / "checkout")
+    course = tmp_path / "course"
+    course.mkdir()
+    (course / "roster.csv").write_text("student\nada\nalan\n")
+    monkeypatch.chdir(course)
+    common = ["--notebooks-dir", str(nb_dir)]
+    assert cli_main(["classroom", "build", "--students", "roster.csv", "--seed", "2027", "--no-book",
+                     *common]) == 0
+    eds = course / "_build" / "classroom"
+    assert f"student edition:    {eds / 'student'}" in capsys.readouterr().out
+    assert (eds / "instructor" / "edition.json").is_file() and (eds / "student" / "ada").is_dir()
+    assert not (tmp_path / "checkout" / "_build" / "classroom").exists()
+    source = nbformat.read(eds / "instructor" / "toy" / "exercises.ipynb", as_version=4)
+    submission(source, course / "submissions", "ada")
+    assert cli_main(["classroom", "grade", "submissions/", "--instructor", "_build/classroom/instructor",
+                     "--out", "scores.csv", "--time-limit", "60", *common]) == 0
+    out = capsys.readouterr().out
+    assert "seed 2027, 2 students on its roster" in out and "ada: 3 of 3" in out
+    assert (course / "scores.csv").is_file()
+    # without --instructor the grade finds the same edition
+    assert cli_main(["classroom", "grade", "submissions/", "--out", "again.csv", "--time-limit", "60",
+                     *common]) == 0
+    assert "grading with the instructor edition" in capsys.readouterr().out
+    # inside the checkout the default is the checkout's own
+    monkeypatch.chdir(tmp_path / "checkout")
+    assert cli_main(["classroom", "build", "--no-book", *common]) == 0
+    assert (tmp_path / "checkout" / "_build" / "classroom" / "instructor" / "edition.json").is_file()
+
+
 # ---------------------------------------------------------------- the course pack
 def test_the_course_pack_installs_in_a_fresh_environment_and_runs_the_checks(tmp_path):
     """The pack of the book's own student edition installs into a new virtual environment

@@ -45,8 +45,32 @@ def _need_classroom():
                             "pip install 'lupikit[classroom]'")
 
 
+def default_editions(paths, cwd=None):
+    """Where ``classroom build`` writes the editions, and the other commands look for them, by default.
+
+    ``_build/classroom`` of the checkout when the command runs inside it,
+    else of the working folder (a course folder outside the checkout), so
+    that the README's commands chain as written from either.
+
+    Examples
+    --------
+    >>> from pathlib import Path
+    >>> from types import SimpleNamespace
+    >>> paths = SimpleNamespace(root=Path("/src/lupikit"), classroom=Path("/src/lupikit/_build/classroom"))
+    >>> default_editions(paths, cwd=Path("/src/lupikit/notebooks")).as_posix()
+    '/src/lupikit/_build/classroom'
+    >>> default_editions(paths, cwd=Path("/home/t/course")).as_posix()
+    '/home/t/course/_build/classroom'
+    """
+    here = Path.cwd().resolve() if cwd is None else Path(cwd)
+    root = Path(paths.root).resolve() if cwd is None else Path(paths.root)
+    if here == root or root in here.parents:
+        return paths.classroom
+    return here / "_build" / "classroom"
+
+
 def _editions_dir(args, paths):
-    return Path(args.out) if getattr(args, "out", None) else paths.classroom
+    return Path(args.out) if getattr(args, "out", None) else default_editions(paths)
 
 
 def _exercise_sources(nb_dir, names):
@@ -109,7 +133,7 @@ def cmd_collect(args):
     _need_classroom()
     try:
         instructor = Path(args.instructor) if args.instructor else (
-            checkout_paths(find_notebooks_dir(args.notebooks_dir)).classroom / "instructor")
+            default_editions(checkout_paths(find_notebooks_dir(args.notebooks_dir))) / "instructor")
         if not args.instructor and not instructor.is_dir():
             raise FileNotFoundError(f"no instructor edition at {instructor} (the default): pass --instructor "
                                     "OUT/instructor, the folder `lupikit classroom build --out OUT` wrote.")
@@ -143,9 +167,10 @@ def cmd_collect(args):
 def _grading_plan(args):
     """The notebooks, seed and roster to grade with: from the instructor edition when there is one.
 
-    ``--instructor DIR`` names it; without it, the checkout's last
-    ``classroom build`` (``_build/classroom/instructor``) is used if there is
-    one, else the checkout's exercise notebooks with ``--seed`` (required).
+    ``--instructor DIR`` names it; without it, the last ``classroom build``'s
+    (``_build/classroom/instructor``, see :func:`default_editions`) is used if
+    there is one, else the checkout's exercise notebooks with ``--seed``
+    (required).
     """
     _need_classroom()
     if args.jobs < 1:
@@ -153,7 +178,7 @@ def _grading_plan(args):
     instructor = Path(args.instructor) if args.instructor else None
     if instructor is None:
         try:
-            default = checkout_paths(find_notebooks_dir(args.notebooks_dir)).classroom / "instructor"
+            default = default_editions(checkout_paths(find_notebooks_dir(args.notebooks_dir))) / "instructor"
         except BookError:
             default = None
         if default is not None and (default / "edition.json").is_file():
@@ -255,7 +280,7 @@ def cmd_pack(args):
     _need_classroom()
     nb_dir = find_notebooks_dir(args.notebooks_dir)
     paths = checkout_paths(nb_dir)
-    editions = Path(args.editions) if args.editions else paths.classroom
+    editions = Path(args.editions) if args.editions else default_editions(paths)
     student = editions / "student"
     if not args.editions and not student.is_dir():
         raise BookError(f"no student edition at {student} (the default): pass --editions OUT, the folder "
@@ -312,7 +337,8 @@ def add_classroom_parser(sub):
                         help="folder holding the book's notebooks (default: ./notebooks or above)")
     csub = p.add_subparsers(dest="classroom_command", required=True)
     b = csub.add_parser("build", help="write the student and instructor editions", parents=[common])
-    b.add_argument("--out", help="output folder (default: _build/classroom next to notebooks/)")
+    b.add_argument("--out", help="output folder (default: _build/classroom of the checkout when run inside "
+                   "it, else of the working folder)")
     b.add_argument("--seed", type=int, default=0, help="course seed of the variants (default 0)")
     b.add_argument("--students", metavar="ROSTER",
                    help="roster CSV (one student id a row, or a Canvas or Moodle export): a variant each")
@@ -326,7 +352,7 @@ def add_classroom_parser(sub):
                         "the others kept")
     g.add_argument("--instructor", metavar="DIR",
                    help="the instructor edition (instructor/ of `classroom build`): its notebooks, seed and "
-                        "roster are used (default: the checkout's _build/classroom/instructor, if any)")
+                        "roster are used (default: _build/classroom/instructor, as build writes it, if any)")
     g.add_argument("--roster", help="roster CSV, or a Canvas or Moodle export (default: the edition's, else "
                                     "every folder of SUBMISSIONS)")
     g.add_argument("--id-column", help="the roster's column of student ids: a header or a number from 1")
@@ -372,7 +398,7 @@ def add_classroom_parser(sub):
     o.add_argument("--id-column", help="the roster's column of student ids: a header or a number from 1")
     o.add_argument("--instructor", metavar="DIR",
                    help="the instructor edition, whose notebooks the submissions are recognised by "
-                        "(default: the checkout's _build/classroom/instructor)")
+                        "(default: _build/classroom/instructor, as build writes it)")
     o.add_argument("--deadline", help="date and time (ISO, e.g. 2027-03-01T23:59, local time as the download's "
                                       "file times): a file handed in after it is late")
     o.add_argument("--late-column", metavar="HEADER",
@@ -402,7 +428,8 @@ def add_classroom_parser(sub):
     c.add_argument("--kernel", default="python3", help="Jupyter kernel name (default: python3)")
     c.set_defaults(func=cmd_check)
     k = csub.add_parser("pack", help="write the course pack (a zip for students)", parents=[common])
-    k.add_argument("--editions", help="the editions folder of `classroom build` (default: _build/classroom)")
+    k.add_argument("--editions", help="the editions folder of `classroom build` "
+                   "(default: _build/classroom, as build writes it)")
     k.add_argument("--out", help="zip to write (default: EDITIONS/lupikit-student-pack.zip)")
     k.add_argument("--per-student", action="store_true",
                    help="one zip per student (OUT stem-<id>.zip), each with only that student's variant")
