@@ -55,8 +55,39 @@ def test_without_privileged_features_is_plain(data):
 
 def test_rho_below_one_rejected(data):
     X, Xs, y = data
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="'rho' parameter"):
         OrdinalLUPIResidualLP(rho=0.5).fit(X, y, privileged_features=Xs)
+
+
+@pytest.mark.parametrize("params, message", [
+    ({"C": 0.0}, "'C' parameter"), ({"C": -1.0}, "'C' parameter"), ({"gamma": -1.0}, "'gamma' parameter"),
+    ({"rho": np.nan}, "'rho' parameter")])
+def test_a_bad_parameter_is_refused_by_name(data, params, message):
+    """A non-positive weight made the LP unbounded (a RuntimeError of HiGHS), C = 0 a constant model."""
+    X, Xs, y = data
+    with pytest.raises(ValueError, match=message):
+        OrdinalLUPIResidualLP(**params).fit(X, y, privileged_features=Xs)
+
+
+@pytest.mark.parametrize("labels, message", [
+    (lambda y: np.zeros_like(y), "only one class"),
+    (lambda y: np.where(y > 0, "high", "low"), "integer ordinal labels"),
+    (lambda y: y + 0.5, "non-integer"),
+    (lambda y: y[:-1], "labels but X has")])
+def test_labels_are_checked_as_the_other_ordinal_models_check_them(data, labels, message):
+    """One class was fitted to a constant, and string labels were ordered alphabetically."""
+    X, Xs, y = data
+    with pytest.raises(ValueError, match=message):
+        OrdinalLUPIResidualLP().fit(X, labels(np.asarray(y)), privileged_features=Xs)
+    with pytest.raises(ValueError, match=message):
+        OrdinalRegressionLP().fit(X, labels(np.asarray(y)))
+
+
+def test_rho_inf_and_misaligned_privileged_features(data):
+    X, Xs, y = data
+    assert OrdinalLUPIResidualLP(rho=np.inf).fit(X, y, privileged_features=Xs).residual_share_ == 0.0
+    with pytest.raises(ValueError, match="privileged_features"):
+        OrdinalLUPIResidualLP().fit(X, y, privileged_features=Xs[:-1])
 
 
 def test_select_grid_shape(data):

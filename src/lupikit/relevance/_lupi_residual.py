@@ -30,15 +30,19 @@ explicitly built sparse matrix, independently of Part III's LP engine, so the
 tests can compare the two where they must agree.
 """
 
+from numbers import Real
+
 import numpy as np
 import scipy.sparse as sp
 from scipy.optimize import linprog
-from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
 from sklearn.model_selection import StratifiedKFold
-from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_array, check_is_fitted, validate_data
+from sklearn.utils._param_validation import Interval
+from sklearn.utils.validation import check_is_fitted, validate_data
 
+from .._validation import POSITIVE
 from ..metrics import macro_averaged_mae
+from ._ordinal import check_fit_inputs
 
 __all__ = ["OrdinalLUPIResidualLP", "select_C_gamma_rho", "RHO_GRID"]
 
@@ -185,24 +189,42 @@ class OrdinalLUPIResidualLP(ClassifierMixin, BaseEstimator):
     (60,)
     """
 
+    #: The thresholds are variables of the LP (Chu and Keerthi's explicit form, the only one that
+    #: takes privileged features in :func:`~lupikit.relevance._ordinal.check_fit_inputs`).
+    constraints = "explicit"
+
+    _parameter_constraints = {
+        "C": [POSITIVE],
+        "gamma": [POSITIVE],
+        # a residual cheaper than the correcting functions would make them useless; inf drops it
+        "rho": [Interval(Real, 1, np.inf, closed="both")],
+    }
+
     def __init__(self, C=1.0, gamma=1.0, rho=3.0):
         self.C = C
         self.gamma = gamma
         self.rho = rho
 
+    @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y, privileged_features=None):
-        """Fit on regular features ``X`` and (optionally) privileged features (training only)."""
-        X, y = validate_data(self, X, y, dtype=float)
-        check_classification_targets(y)
-        if not (self.rho >= 1):
-            raise ValueError(f"rho must be >= 1 (a residual cheaper than the correcting functions "
-                             f"would make them useless), got {self.rho!r}.")
-        self.classes_, yb = np.unique(y, return_inverse=True)
-        Xs = None if privileged_features is None else check_array(privileged_features, dtype=float,
-                                                                   input_name="privileged_features")
-        if Xs is not None and Xs.shape[0] != X.shape[0]:
-            raise ValueError(f"privileged_features has {Xs.shape[0]} rows, X has {X.shape[0]}; they must be "
-                             "sample-aligned.")
+        """Fit on regular features ``X`` and (optionally) privileged features (training only).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Regular features.
+        y : array-like of shape (n_samples,)
+            Ordinal labels: integers (or integer-valued floats) of at least two
+            levels, ordered by value (see :func:`check_ordinal_labels`).
+        privileged_features : array-like of shape (n_samples, n_privileged), default=None
+            ``X*``, seen only here; None fits the plain L1 ordinal SVM.
+
+        Returns
+        -------
+        self : OrdinalLUPIResidualLP
+            The fitted model.
+        """
+        X, self.classes_, yb, Xs = check_fit_inputs(self, X, y, privileged_features)
         if self.rho == 1:  # same optimum as the plain model, whose solution breaks the ties
             Xs = None
         w, b, v, e, zeta, obj = solve_residual_lp(X, yb, self.classes_.size, Xs, float(self.C),
