@@ -62,8 +62,7 @@ def default_editions(paths, cwd=None):
     >>> default_editions(paths, cwd=Path("/home/t/course")).as_posix()
     '/home/t/course/_build/classroom'
     """
-    here = Path.cwd().resolve() if cwd is None else Path(cwd)
-    root = Path(paths.root).resolve() if cwd is None else Path(paths.root)
+    here, root = Path(cwd or Path.cwd()).resolve(), Path(paths.root).resolve()
     if here == root or root in here.parents:
         return paths.classroom
     return here / "_build" / "classroom"
